@@ -1,0 +1,87 @@
+"""The run cache: one immutable raw log per (engine code, config, workload, seed,
+duration, rate, library versions), named by a hash of all of them.
+
+A change to any measured module, knob or library version gives a new key, so a stale
+log is never reused. Entries appear only by atomic rename, so a killed run leaves
+nothing behind but a temp file, which is ignored and later swept.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+from .config import Config, slug
+from .workload import Workload
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINE_DIR = Path(__file__).resolve().parent
+# The modules whose code decides what a run measures. The runner, CLI, cache and
+# calibration are left out on purpose: editing them must not invalidate runs.
+MEASURED_MODULES = ("config.py", "text.py", "tokenizer.py", "model.py", "workload.py", "history.py",
+                    "gctimer.py", "segments.py", "loop.py", "rawlog.py", "experiment.py")
+CACHE_ENV = "ITL_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or REPO / ".cache")
+
+
+def runs_dir() -> Path:
+    return cache_dir() / "runs"
+
+
+def code_version() -> str:
+    h = hashlib.sha256()
+    for name in MEASURED_MODULES:
+        h.update(name.encode())
+        h.update((ENGINE_DIR / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def library_versions() -> dict:
+    import numpy
+    import tokenizers
+    return {"python": platform.python_version(), "numpy": numpy.__version__,
+            "tokenizers": tokenizers.__version__}
+
+
+def run_key(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload()) -> str:
+    spec = {"code": code_version(), "config": cfg.to_dict(), "workload": workload.to_dict(),
+            "seed": int(seed), "duration": float(duration), "rate": round(float(rate), 6),
+            "libs": library_versions()}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def run_path(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload()) -> Path:
+    key = run_key(cfg, seed, duration, rate, workload)
+    return runs_dir() / f"{slug(cfg.name)}__s{seed}__d{duration:g}__r{rate:.3f}__{key}.npz"
+
+
+def ensure_writable(folder: Path) -> Path:
+    """Create the folder and prove we can write there; a clear error otherwise."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise PermissionError(f"cache folder {folder} is not writable ({e.strerror or e}); "
+                              f"set {CACHE_ENV} to a writable folder") from None
+    return folder
+
+
+def sweep_temp_files(folder: Path, older_than_s: float = 3600.0) -> int:
+    """Remove temp files left by killed runs (only old ones: a live run may own a new one)."""
+    n = 0
+    for p in folder.glob(".tmp-*"):
+        try:
+            if time.time() - p.stat().st_mtime > older_than_s:
+                p.unlink()
+                n += 1
+        except OSError:
+            pass
+    return n

@@ -1,0 +1,91 @@
+"""Engine knobs and the fix ladder.
+
+`Config` holds every knob of the demonstrator with the article's defaults.
+`LADDER` is the article's seven cumulative rungs: each rung is the rung above it
+plus exactly one fix, so any difference between adjacent rungs is that fix.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str = "baseline"
+    max_num_seqs: int = 48                 # max running requests (vLLM max_num_seqs)
+    token_budget: int = 2048               # tokens per step (vLLM max_num_batched_tokens)
+    capture_sizes: tuple = (1, 2, 4, 8, 16, 24, 32)   # emulated captured batch sizes
+    kv_blocks: int = 1000                  # KV pool size in blocks
+    block_size: int = 16                   # tokens per KV block
+    max_model_len: int = 2048              # prompts are truncated to this many tokens
+    admit_watermark: float = 0.0           # fraction of the pool kept free when admitting
+    swap_in_headroom: int = 8              # free blocks required beyond a readmitted request's own
+    gc_freeze: bool = False                # gc.collect(); gc.freeze() once before serving
+    async_tokenize: bool = False           # tokenize in a worker process, off the engine loop
+    compact_history: bool = False          # per-token records in a flat array, not objects
+
+    def __post_init__(self):
+        sizes = tuple(int(s) for s in self.capture_sizes)
+        object.__setattr__(self, "capture_sizes", sizes)
+        if list(sizes) != sorted(set(sizes)) or (sizes and sizes[0] < 1):
+            raise ValueError(f"capture_sizes must be increasing positive sizes, got {sizes}")
+        for knob in ("max_num_seqs", "token_budget", "kv_blocks", "block_size", "max_model_len"):
+            if getattr(self, knob) < 1:
+                raise ValueError(f"{knob} must be >= 1, got {getattr(self, knob)}")
+        if not 0.0 <= self.admit_watermark < 1.0:
+            raise ValueError(f"admit_watermark must be in [0, 1), got {self.admit_watermark}")
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["capture_sizes"] = list(self.capture_sizes)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Config":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown Config fields: {sorted(unknown)}")
+        return cls(**d)
+
+
+# Each fix, in the article's order; a rung keeps every fix above it.
+FIXES: list[tuple[str, dict]] = [
+    ("baseline", {}),
+    ("+gc.freeze", {"gc_freeze": True}),
+    ("+compact history", {"compact_history": True}),
+    ("+graphs to 48", {"capture_sizes": (1, 2, 4, 8, 16, 24, 32, 40, 48)}),
+    ("+budget 256", {"token_budget": 256}),
+    ("+tokenize off-loop", {"async_tokenize": True}),
+    ("+admit watermark", {"admit_watermark": 0.10}),
+]
+
+
+def _build_ladder() -> dict[str, Config]:
+    ladder, cfg = {}, Config()
+    for name, fix in FIXES:
+        cfg = dataclasses.replace(cfg, name=name, **fix)
+        ladder[name] = cfg
+    return ladder
+
+
+LADDER: dict[str, Config] = _build_ladder()
+RUNGS: list[str] = list(LADDER)
+
+
+def slug(name: str) -> str:
+    """File-name form of a rung name: '+tokenize off-loop' -> 'tokenize-off-loop'."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def rung_config(name: str) -> Config:
+    """The config of a rung, by name or slug; a clear error lists the valid rungs."""
+    if name in LADDER:
+        return LADDER[name]
+    by_slug = {slug(n): n for n in LADDER}
+    if name in by_slug:
+        return LADDER[by_slug[name]]
+    valid = ", ".join(repr(n) for n in LADDER)
+    raise ValueError(f"unknown rung {name!r}; valid rungs: {valid}")

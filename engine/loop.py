@@ -1,0 +1,247 @@
+"""The engine loop: continuous batching with every stall mechanism real and tagged.
+
+One step = intake (tokenize arrivals, or collect off-loop tokenizations), swap-in of
+preempted requests, a KV slot for every decode (evicting the newest running request
+when the pool is full), leftover token budget to prefill chunks, then one decode
+forward. Every segment of work is recorded as (step, code, detail, start, end), every
+GC pause by gc.callbacks, every eviction and readmission per request, and every token
+of a step shares one emission timestamp taken right after the decode forward returns.
+"""
+from __future__ import annotations
+
+import bisect
+import gc
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from . import segments as S
+from .config import Config
+from .gctimer import GCTimer
+from .history import CompactHistory, ObjectHistory
+from .model import Model
+from .tokenizer import get_tokenizer, tokenize
+from .workload import Request
+
+clock = time.perf_counter
+
+
+def tokenize_truncated(text: str, max_len: int) -> list[int]:
+    """Worker entry point: tokenize and truncate in the worker, so only max_len ids cross the pipe."""
+    return tokenize(text)[:max_len]
+
+
+class Engine:
+    def __init__(self, cfg: Config, model: Model, trace: list[Request]):
+        self.cfg, self.model = cfg, model
+        self.trace = list(trace)           # not yet arrived, in arrival order
+        self.waiting: list[Request] = []   # tokenized, not admitted
+        self.running: list[Request] = []   # admitted, holding KV
+        self.swapped: list[Request] = []   # preempted, KV on the host
+        self.done: list[Request] = []
+        self.pending: list = []            # (request, future) off-loop tokenizations
+        self.free_blocks = cfg.kv_blocks
+        self.steps: list[tuple] = []       # (t0, t1, n_decode, n_prefill_tok, graph, preempted, swapped_in)
+        self.segs: list[tuple] = []        # (step, code, detail, start, end)
+        self.gc = GCTimer()
+        self.history = CompactHistory() if cfg.compact_history else ObjectHistory()
+        self.pool = None
+        self.origin = 0.0
+
+    # ------------------------------------------------------------------ KV pool
+    def _blocks(self, n_tokens: int) -> int:
+        return -(-n_tokens // self.cfg.block_size)
+
+    def _grow(self, r: Request, n_tokens: int) -> bool:
+        """Hold enough blocks for n_tokens of r's KV; False if the pool cannot supply them."""
+        need = self._blocks(n_tokens) - r.blocks
+        if need > self.free_blocks:
+            return False
+        self.free_blocks -= need
+        r.blocks += need
+        if r.kv is None or r.kv.shape[2] < n_tokens:
+            kv = Model.new_kv(max(n_tokens, 2 * max(n_tokens, 256)))
+            if r.kv is not None:
+                kv[:, :, :r.computed] = r.kv[:, :, :r.computed]
+            r.kv = kv
+        return True
+
+    def _release(self, r: Request) -> None:
+        self.free_blocks += r.blocks
+        r.blocks = 0
+        r.kv = None
+
+    def _preempt(self, r: Request) -> None:
+        self.running.remove(r)
+        if r.computed < len(r.prompt):           # mid-prefill: nothing emitted yet, start over
+            self._release(r)
+            r.computed = 0
+            self.waiting.insert(0, r)
+            return
+        r.evictions.append([clock(), None])      # stamped before the copy-out
+        r.host_kv = r.kv[:, :, :r.computed].copy()
+        self._release(r)
+        self.swapped.append(r)
+
+    # ------------------------------------------------------------------ one step
+    def step(self, t_start: float) -> None:
+        cfg, idx, segs = self.cfg, len(self.steps), self.segs
+        did_work = False
+
+        # 1. intake: arrivals become waiting requests
+        while self.trace and self.trace[0].arrival <= t_start:
+            r = self.trace.pop(0)
+            if self.pool is not None:
+                self.pending.append((r, self.pool.submit(tokenize_truncated, r.text, cfg.max_model_len)))
+            else:
+                a = clock()
+                r.prompt = tokenize(r.text)[:cfg.max_model_len]
+                segs.append((idx, S.TOK, S.D_TOK, a, clock()))
+                self.waiting.append(r)
+            did_work = True
+        if self.pending:
+            ready = [p for p in self.pending if p[1].done()]
+            for p in ready:
+                p[0].prompt = p[1].result()
+                self.waiting.append(p[0])
+                self.pending.remove(p)
+
+        # 2. swap-in: preempted requests come back first, when they fit with headroom
+        a = clock()
+        n_in = 0
+        while self.swapped and len(self.running) < cfg.max_num_seqs:
+            r = self.swapped[0]
+            if self._blocks(r.computed + 1) + cfg.swap_in_headroom > self.free_blocks:
+                break
+            self.swapped.pop(0)
+            self._grow(r, r.computed)
+            r.kv[:, :, :r.computed] = r.host_kv
+            r.host_kv = None
+            r.evictions[-1][1] = clock()         # readmitted: copy-in done
+            self.running.append(r)
+            n_in += 1
+        segs.append((idx, S.SWAP, S.D_SWAP_IN, a, clock()))
+
+        # 3. a KV slot for every decode; evict the newest running request when the pool is full
+        decodes = [r for r in self.running if r.computed >= len(r.prompt)]
+        a = clock()
+        n_out = 0
+        for r in list(decodes):
+            if r not in decodes:                 # already evicted as someone's victim
+                continue
+            while not self._grow(r, r.computed + 1) and self.running:
+                victim = self.running[-1]
+                self._preempt(victim)
+                n_out += 1
+                if victim in decodes:
+                    decodes.remove(victim)
+                if victim is r:
+                    break
+        segs.append((idx, S.SWAP, S.D_RESERVE, a, clock()))
+
+        # 4. leftover token budget: running partial prefills first, then admission (FCFS)
+        budget = cfg.token_budget - len(decodes)
+        chunks = []
+        for r in self.running:
+            if r.computed < len(r.prompt) and budget > 0:
+                n = min(budget, len(r.prompt) - r.computed)
+                if self._grow(r, r.computed + n):
+                    chunks.append((r, n))
+                    budget -= n
+        reserve = cfg.admit_watermark * cfg.kv_blocks
+        while self.waiting and budget > 0 and len(self.running) < cfg.max_num_seqs:
+            r = self.waiting[0]
+            if self.free_blocks - self._blocks(len(r.prompt)) < reserve:
+                break
+            n = min(budget, len(r.prompt))
+            if not self._grow(r, n):
+                break
+            self.waiting.pop(0)
+            self.running.append(r)
+            chunks.append((r, n))
+            budget -= n
+
+        # 5. prefill chunks
+        a = clock()
+        n_prefill = 0
+        for r, n in chunks:
+            self.model.prefill_chunk(r.prompt[r.computed:r.computed + n], r.kv, r.computed)
+            r.computed += n
+            n_prefill += n
+        segs.append((idx, S.PREFILL, S.D_PREFILL, a, clock()))
+
+        # 6. one decode forward: padded to a captured size, or eager above the largest
+        graph = S.NO_DECODE
+        if decodes:
+            B = len(decodes)
+            i = bisect.bisect_left(cfg.capture_sizes, B)
+            tokens = [r.out[-1] if r.out else r.prompt[-1] for r in decodes]
+            kvs = [r.kv for r in decodes]
+            pos = [r.computed for r in decodes]
+            a = clock()
+            if i < len(cfg.capture_sizes):
+                graph = cfg.capture_sizes[i]
+                pad = graph - B                  # padded rows are real work, then discarded
+                out = self.model.decode_batched(tokens + tokens[:1] * pad, kvs + kvs[:1] * pad,
+                                                pos + pos[:1] * pad)[:B]
+            else:
+                graph = S.EAGER
+                out = self.model.decode_eager(tokens, kvs, pos)
+            now = clock()                        # the emission timestamp of every token of this step
+            segs.append((idx, S.DECODE, S.D_DECODE, a, now))
+            for r, tok in zip(decodes, out.tolist()):
+                r.computed += 1
+                r.out.append(tok)
+                r.emit_t.append(now)
+                r.emit_step.append(idx)
+                if r.first_token_t is None:
+                    r.first_token_t = now
+                self.history.add(r.rid, tok, now)
+                if len(r.out) >= r.max_new:
+                    self.running.remove(r)
+                    self._release(r)
+                    self.done.append(r)
+
+        if did_work or decodes or chunks or n_in or n_out:
+            self.steps.append((t_start, clock(), len(decodes), n_prefill, graph, n_out, n_in))
+        else:                                    # an idle spin: drop its empty segments
+            while segs and segs[-1][0] == idx:
+                segs.pop()
+
+    # ------------------------------------------------------------------ the loop
+    def start_tokenizer_worker(self) -> None:
+        """Start and warm the off-loop tokenizer before the clock starts (like a running frontend)."""
+        if self.cfg.async_tokenize and self.pool is None:
+            ctx = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(1, mp_context=ctx, initializer=get_tokenizer)
+            self.pool.submit(tokenize_truncated, "warm up", 8).result()
+
+    def run(self, deadline_s: float | None = None) -> float:
+        """Serve the whole trace (or until deadline_s after start). Returns the start time."""
+        self.start_tokenizer_worker()
+        self.origin = start = clock()
+        for r in self.trace:
+            r.arrival += start
+        busy = lambda: self.waiting or self.running or self.swapped
+        with self.gc:
+            if self.cfg.gc_freeze:
+                gc.collect()
+                gc.freeze()
+            try:
+                while self.trace or busy() or self.pending:
+                    now = clock()
+                    if deadline_s is not None and now - start > deadline_s:
+                        break
+                    if not busy():
+                        if self.pending:         # only waiting on the tokenizer worker
+                            time.sleep(0.0005)
+                        elif self.trace and self.trace[0].arrival > now:
+                            time.sleep(self.trace[0].arrival - now)
+                            continue
+                    self.step(clock())
+            finally:
+                if self.cfg.gc_freeze:
+                    gc.unfreeze()
+                if self.pool is not None:
+                    self.pool.shutdown()
+        return start

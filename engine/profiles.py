@@ -1,0 +1,43 @@
+"""Protocols of the book: which rungs, seeds, durations and rates a build runs."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .config import RUNGS
+
+# The article's overload sidebar ran its original 10 req/s on a VM whose calibrated
+# rate was 6.5 req/s; the sidebar here keeps that ratio to this machine's rate.
+OVERLOAD_FACTOR = 10.0 / 6.5
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    seeds: tuple
+    duration: float                 # seconds of arrivals per run
+    overload_seeds: tuple           # the overload sidebar may use fewer seeds
+    calibration: str                # "checked" (short baseline runs confirm the regime) or "capacity"
+    rungs: tuple = tuple(RUNGS)
+    minutes_2core: str = ""         # rough wall time from an empty cache on a 2-core machine
+
+
+PROFILES = {
+    "article": Profile("article", seeds=(1, 2, 3, 4, 5), duration=60.0, overload_seeds=(1, 2, 3),
+                       calibration="checked", minutes_2core="about 90"),
+    "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
+                     calibration="capacity", minutes_2core="about 10"),
+    "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
+                     calibration="capacity", minutes_2core="about 2"),
+}
+PROFILE_ENV = "BOOK_PROFILE"
+
+
+def get_profile(name: str | None = None) -> Profile:
+    """A profile by name; None reads BOOK_PROFILE (default: article)."""
+    name = name or os.environ.get(PROFILE_ENV) or "article"
+    if isinstance(name, Profile):
+        return name
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; valid profiles: {', '.join(PROFILES)}")
+    return PROFILES[name]

@@ -1,0 +1,52 @@
+"""Write one run as a raw log: the article's arrays (same names, columns, codes and
+units: seconds since engine start) plus a schema version, finer segment kinds,
+the full config and provenance. Written atomically: a temp file, then os.replace.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+
+
+def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
+    o = eng.origin
+    steps = np.array([(a - o, b - o, nd, npf, g, pre, sin) for a, b, nd, npf, g, pre, sin in eng.steps],
+                     dtype=np.float64).reshape(-1, 7)
+    segs = np.array([(i, c, a - o, b - o) for i, c, _, a, b in eng.segs], dtype=np.float64).reshape(-1, 4)
+    detail = np.array([d for _, _, d, _, _ in eng.segs], dtype=np.int8)
+    gcs = np.array([(a - o, b - o, g) for a, b, g in eng.gc.pauses], dtype=np.float64).reshape(-1, 3)
+    emis = np.array([(r.rid, t - o, k) for r in eng.done for t, k in zip(r.emit_t, r.emit_step)],
+                    dtype=np.float64).reshape(-1, 3)
+    evs = np.array([(r.rid, a - o, np.nan if b is None else b - o) for r in eng.done for a, b in r.evictions],
+                   dtype=np.float64).reshape(-1, 3)
+    reqs = np.array([(r.rid, r.arrival - o, len(r.prompt), r.max_new, r.first_token_t - o) for r in eng.done],
+                    dtype=np.float64).reshape(-1, 5)
+    return {"steps": steps, "segs": segs, "gcs": gcs, "emissions": emis, "evictions": evs,
+            "requests": reqs, "trace": np.asarray(trace_rows, dtype=np.float64).reshape(-1, 4),
+            "seg_detail": detail}
+
+
+def write_atomic(path: Path, arrays: dict, wall: float, config: dict, provenance: dict) -> Path:
+    """Serialise in memory, write a temp file beside the target, fsync, then rename."""
+    path = Path(path)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays, wall=np.float64(wall), config=np.array(json.dumps(config)),
+                        provenance=np.array(json.dumps(provenance)),
+                        schema_version=np.array(SCHEMA_VERSION))
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(buf.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path

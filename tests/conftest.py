@@ -1,0 +1,32 @@
+"""Shared fixtures: a tiny real run, made once per session in its own cache folder."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+def engine_cli(*args, cache_dir, timeout=300, check=True):
+    env = {**os.environ, "ITL_CACHE_DIR": str(cache_dir), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "engine", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"engine {args} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def run_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("itl-cache")
+
+
+@pytest.fixture(scope="session")
+def smoke_log(run_cache) -> Path:
+    """A 4 s baseline run at a rate that makes preemption and eager steps likely."""
+    proc = engine_cli("run", "baseline", "--seed", "1", "--duration", "4", "--rate", "14",
+                      cache_dir=run_cache)
+    return Path(proc.stdout.strip().splitlines()[-1])

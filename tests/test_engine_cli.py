@@ -1,0 +1,128 @@
+"""The command line and the run cache: contract arrays, atomic writes, clear errors."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from conftest import REPO, engine_cli
+
+ARTICLE_ARRAYS = {"steps": 7, "segs": 4, "gcs": 3, "emissions": 3, "evictions": 3, "requests": 5, "trace": 4}
+
+
+def test_raw_log_has_the_contract_arrays_columns_and_codes(smoke_log):
+    z = np.load(smoke_log)
+    for name, cols in ARTICLE_ARRAYS.items():
+        assert z[name].ndim == 2 and z[name].shape[1] == cols, name
+        assert z[name].dtype == np.float64, name
+    assert z["wall"].shape == () and float(z["wall"]) > 0
+    cfg = json.loads(str(z["config"]))
+    assert {"rung", "seed", "duration", "rate", "max_num_seqs", "token_budget", "capture_sizes",
+            "kv_blocks", "admit_watermark", "gc_freeze", "async_tokenize", "compact_history",
+            "max_model_len"} <= set(cfg)
+    assert int(z["schema_version"]) == 1
+    prov = json.loads(str(z["provenance"]))
+    for key in ("cpu_model", "cores", "python", "numpy", "blas", "tokenizers", "git_commit", "rate"):
+        assert key in prov, key
+    steps, segs = z["steps"], z["segs"]
+    assert set(np.unique(segs[:, 1])) <= {0, 1, 2, 3}
+    g = steps[:, 4]
+    assert set(np.unique(g)) <= {-1, 0, 1, 2, 4, 8, 16, 24, 32}
+    assert ((g == -1) == (steps[:, 2] == 0)).all()                 # no decode <-> graph code -1
+    assert (np.diff(steps[:, 0]) > 0).all() and (steps[:, 1] >= steps[:, 0]).all()
+    assert (segs[:, 3] >= segs[:, 2]).all() and segs[:, 0].max() < len(steps)
+    # segments lie inside their step, in order, without overlap
+    idx = segs[:, 0].astype(int)
+    assert (segs[:, 2] >= steps[idx, 0]).all() and (segs[:, 3] <= steps[idx, 1]).all()
+    assert (np.diff(segs[:, 2]) >= 0).all()
+    assert len(z["seg_detail"]) == len(segs)
+    em = z["emissions"]
+    assert em[:, 2].max() < len(steps) and len(np.unique(z["requests"][:, 0])) == len(z["requests"])
+    # every finished request emitted exactly max_new tokens
+    counts = {int(r): int((em[:, 0] == r).sum()) for r in z["requests"][:, 0]}
+    assert all(counts[int(r)] == int(m) for r, m in z["requests"][:, [0, 3]])
+
+
+def test_cached_run_is_reused(smoke_log, run_cache):
+    t = time.time()
+    proc = engine_cli("run", "baseline", "--seed", "1", "--duration", "4", "--rate", "14", cache_dir=run_cache)
+    assert proc.stdout.strip() == str(smoke_log) and time.time() - t < 10
+
+
+def test_cache_key_changes_with_config_rate_and_seed():
+    from engine import LADDER
+    from engine.cache import run_path
+    base = run_path(LADDER["baseline"], 1, 60, 7.5)
+    assert base == run_path(LADDER["baseline"], 1, 60, 7.5)
+    others = {run_path(LADDER["+gc.freeze"], 1, 60, 7.5), run_path(LADDER["baseline"], 2, 60, 7.5),
+              run_path(LADDER["baseline"], 1, 30, 7.5), run_path(LADDER["baseline"], 1, 60, 7.6)}
+    assert base not in others and len(others) == 4
+
+
+def test_cache_key_changes_with_engine_code(monkeypatch):
+    from engine import LADDER, cache
+    before = cache.run_path(LADDER["baseline"], 1, 60, 7.5)
+    monkeypatch.setattr(cache, "code_version", lambda: "0" * 16)
+    assert cache.run_path(LADDER["baseline"], 1, 60, 7.5) != before
+
+
+def test_killed_run_leaves_no_cache_entry(tmp_path):
+    env = {**os.environ, "ITL_CACHE_DIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "run", "baseline", "--seed", "3",
+                             "--duration", "30", "--rate", "8"], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(6)                      # mid-run: start-up done, serving under way
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    entries = [p for p in (tmp_path / "runs").glob("*") if not p.name.startswith(".")]
+    assert entries == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "+faster kernels", "--seed", "1", "--duration", "5", "--rate", "7"], "valid rungs: 'baseline'"),
+    (["run", "baseline", "--seed", "1.5", "--duration", "5", "--rate", "7"], "seed must be an integer"),
+    (["run", "baseline", "--seed", "1", "--duration", "0", "--rate", "7"], "--duration: must be positive"),
+    (["run", "baseline", "--seed", "1", "--duration", "5", "--rate", "-2"], "--rate: must be positive"),
+    (["matrix", "--profile", "huge"], "invalid choice: 'huge'"),
+    (["matrix", "--profile", "smoke", "--rungs", "nope"], "unknown rung 'nope'"),
+])
+def test_bad_input_exits_2_with_one_clear_line(args, message, tmp_path):
+    proc = engine_cli(*args, cache_dir=tmp_path, check=False, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.npz"))
+
+
+def test_unwritable_cache_folder_exits_2(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    proc = engine_cli("run", "baseline", "--seed", "1", "--duration", "5", "--rate", "7",
+                      cache_dir=blocker / "cache", check=False, timeout=60)
+    assert proc.returncode == 2 and "not writable" in proc.stderr and "ITL_CACHE_DIR" in proc.stderr
+
+
+def test_matrix_runs_one_at_a_time_and_resumes(tmp_path):
+    args = ["matrix", "--profile", "smoke", "--rungs", "baseline", "+gc.freeze", "--seeds", "1",
+            "--duration", "2", "--rate", "10"]
+    first = engine_cli(*args, cache_dir=tmp_path)
+    paths = first.stdout.split()
+    assert len(paths) == 2 and all(os.path.exists(p) for p in paths)
+    assert "matrix smoke: 2 of 2 to run" in first.stderr           # the progress bar names the work
+    again = engine_cli(*args, cache_dir=tmp_path)
+    assert again.stdout.split() == paths and "to run" not in again.stderr
+
+
+def test_quick_calibration_records_what_it_measured(tmp_path):
+    proc = engine_cli("calibrate", "--quick", cache_dir=tmp_path, timeout=300)
+    assert "tokens/s" in proc.stdout and "(capacity)" in proc.stdout
+    [cal] = list((tmp_path / "calibration").glob("capacity-*.json"))
+    data = json.loads(cal.read_text())
+    assert data["rate"] > 0 and data["capacity"]["tokens_per_s"] > 0 and data["method"] == "capacity"
+    assert data["rate"] == pytest.approx(data["target_utilization"] * data["capacity"]["tokens_per_s"]
+                                         / data["mean_output_tokens"], rel=1e-3)
