@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--quick", action="store_true", help="capacity only, no checking runs")
     c.add_argument("--force", action="store_true", help="ignore the cached choice")
 
-    sub.add_parser("microbench", help="forward-pass ms by batch size, captured vs eager")
+    mb = sub.add_parser("microbench", help="forward-pass ms by batch size, captured vs eager")
+    mb.add_argument("--json", action="store_true", help="print the rows as JSON")
 
     cap = sub.add_parser("capacity", help=argparse.SUPPRESS)
     cap.add_argument("--seconds", type=_positive(float), default=20.0)
@@ -122,8 +123,12 @@ def _cmd_calibrate(a) -> int:
 
 def _cmd_microbench(a) -> int:
     from .microbench import forward_ms
+    rows = forward_ms()
+    if a.json:
+        print(json.dumps(rows))
+        return 0
     print(f"{'batch':>5} {'batched ms':>11} {'eager ms':>9}")
-    for row in forward_ms():
+    for row in rows:
         print(f"{row['batch']:>5} {row['batched_ms']:>11.2f} {row['eager_ms']:>9.2f}")
     return 0
 

@@ -1,7 +1,10 @@
 """Forward-pass microbenchmark: decode ms by batch size, captured (batched) vs eager."""
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
+import sys
 import time
 
 from .model import Model
@@ -27,3 +30,13 @@ def forward_ms(batches=BATCHES, context: int = 500, repeats: int = 30, seed: int
             row[path] = statistics.median(times)
         rows.append(row)
     return rows
+
+
+def forward_ms_subprocess() -> list[dict]:
+    """forward_ms() in a fresh single-threaded process, like every run (not in a notebook kernel)."""
+    from .runner import REPO, child_env
+    proc = subprocess.run([sys.executable, "-m", "engine", "microbench", "--json"], env=child_env(),
+                          cwd=REPO, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"microbenchmark failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout)

@@ -30,3 +30,15 @@ def smoke_log(run_cache) -> Path:
     proc = engine_cli("run", "baseline", "--seed", "1", "--duration", "4", "--rate", "14",
                       cache_dir=run_cache)
     return Path(proc.stdout.strip().splitlines()[-1])
+
+
+PRESSURED = '{"name": "pressured", "kv_blocks": 250, "capture_sizes": [1, 2, 4, 8]}'
+
+
+@pytest.fixture(scope="session")
+def pressured_log(run_cache) -> Path:
+    """A short run with every mechanism firing: a small KV pool (evictions) and few
+    captured sizes (eager steps), besides GC, tokenization and prefill."""
+    proc = engine_cli("run", "--config-json", PRESSURED, "--seed", "1", "--duration", "4", "--rate", "16",
+                      cache_dir=run_cache)
+    return Path(proc.stdout.strip().splitlines()[-1])
