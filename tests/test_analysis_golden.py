@@ -72,6 +72,11 @@ def test_summarize_from_a_path_is_the_same(golden):
 
 def test_whole_run_path_equals_scalar_partitioner_on_every_gap(golden):
     path, log, gaps = golden
+    assert_paths_agree(log, gaps)
+
+
+def assert_paths_agree(log, gaps):
+    """The whole-run frame equals the scalar Partitioner on every gap (parts, context, cause)."""
     p = analysis.Partitioner(analysis.steps_from_log(log), log.gcs[:, :2].tolist())
     assert gaps.attrs["baseline"] == pytest.approx((p.baseline.slope, p.baseline.intercept), rel=1e-12)
     evictions = analysis.evictions_by_request(log)

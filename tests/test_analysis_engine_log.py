@@ -1,0 +1,17 @@
+"""The analysis on a real run of our own engine, with every mechanism firing."""
+import analysis
+from test_analysis_golden import assert_paths_agree
+
+
+def test_whole_run_path_equals_scalar_on_every_gap_of_a_real_run(pressured_log):
+    log = analysis.load(pressured_log)
+    gaps = analysis.partition_run(log)
+    assert len(gaps) > 1000 and len(log.evictions) > 0 and (log.steps[:, 4] == 0).any()
+    assert gaps["n_evictions"].sum() > 0 and gaps["graph"].sum() > 0 and gaps["gc"].sum() > 0
+    assert_paths_agree(log, gaps)
+
+
+def test_our_logs_load_as_schema_1_with_provenance(smoke_log):
+    log = analysis.load(smoke_log)
+    assert log.schema_version == 1 and "seg_detail" in log.extras
+    assert log.provenance["rate"]["rate"] == 14.0
