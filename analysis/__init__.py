@@ -9,6 +9,7 @@ from .first_version import FirstVersionPartitioner
 from .labels import ARTICLE, CAUSES, CLEAN, LABELS, SCHEMES, Scheme, get_scheme, primary_cause
 from .partition import Partitioner
 from .rawlog import RawLogError, RunLog, evictions_by_request, load, steps_from_log
+from .stats import ladder_verdicts, paired_change, seed_subsample_intervals, verdict_phrase
 from .summary import HIST_BINS, summarize
 from .tables import (forward_share_table, ladder_table, median_range_cells, percent_cells,
                      summaries_frame, tail_count_table, tail_share_by_run, tail_share_table)
@@ -21,5 +22,5 @@ __all__ = [
     "fit_baseline", "get_scheme", "load", "partition_run", "primary_cause", "steps_from_log",
     "summarize", "summaries_frame", "ladder_table", "median_range_cells", "percent_cells",
     "tail_share_table", "tail_share_by_run", "tail_count_table", "forward_share_table",
-    "text_histogram",
+    "text_histogram", "ladder_verdicts", "paired_change", "seed_subsample_intervals", "verdict_phrase",
 ]

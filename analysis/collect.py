@@ -61,3 +61,9 @@ def runs_frame(summaries: list[dict]) -> pd.DataFrame:
     """Scalar keys of each summary as one row per run (nested dicts stay in the summaries)."""
     rows = [{k: v for k, v in s.items() if not isinstance(v, (dict, list))} for s in summaries]
     return pd.DataFrame(rows)
+
+
+def partition_frame(path):
+    """partition_run of one raw log (not cached: one run takes well under a second)."""
+    from .wholerun import partition_run
+    return partition_run(path)

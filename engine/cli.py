@@ -75,7 +75,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(a) -> int:
-    from .runner import RunSpec, execute_spec  # noqa: F401  (validation helpers live there)
     if a.config_json:
         cfg = Config.from_dict(json.loads(a.config_json))
     elif a.rung:

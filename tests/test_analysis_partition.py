@@ -10,6 +10,7 @@ import math
 import pytest
 
 import analysis
+from analysis import examples
 from analysis import FirstVersionPartitioner, LABELS, Partitioner, partition_run
 from analysis.layout import runlog_from_steps
 
@@ -41,67 +42,19 @@ def total(parts):
 
 
 # ------------------------------------------------------------- article cases
-def test_evicted_time_is_preempt_and_engine_work_meanwhile_is_only_context():
-    # 40 ms gap: the request sits evicted for 30 ms while the engine prefills someone
-    # else, then one 10 ms decode (captured, on the baseline) emits its token.
-    steps = [step(0.000, 0.030, [("prefill", 0.000, 0.030)], graph=None, n=0),
-             step(0.030, 0.040, [("decode", 0.030, 0.040)])]
-    parts, ctx = both_paths(steps, [], 0.0, 0.040, evictions=[(0.0, 0.030)], baseline=(0.0, 10.0))
-    expect(parts, preempt=30, kernel=10)
-    assert total(parts) == pytest.approx(40)
-    expect(ctx, prefill=30)
-
-
-def test_gc_inside_eager_decode_is_not_graph_time():
-    # 30 ms eager decode, 20 ms of it a GC pause; the captured baseline for one
-    # sequence is 10 ms, so the step did exactly baseline work: no graph excess.
-    steps = [step(0.000, 0.030, [("decode", 0.000, 0.030)], graph="eager", n=1)]
-    parts, _ = both_paths(steps, [(0.005, 0.025)], 0.0, 0.030, baseline=(0.0, 10.0))
-    expect(parts, gc=20, kernel=10)
-    assert total(parts) == pytest.approx(30)
-
-
-def test_genuine_graph_excess_remains_after_gc_is_removed():
-    # 40 ms eager decode = 10 ms GC + 30 ms work; baseline 10 ms -> 20 ms excess.
-    steps = [step(0.000, 0.040, [("decode", 0.000, 0.040)], graph="eager", n=1)]
-    parts, _ = both_paths(steps, [(0.010, 0.020)], 0.0, 0.040, baseline=(0.0, 10.0))
-    expect(parts, gc=10, graph=20, kernel=10)
-
-
-def test_a_gap_covering_part_of_a_decode_gets_a_proportional_share():
-    # The gap holds only the second half of a 40 ms eager decode whose excess share
-    # is (40 - 10) / 40 = 75%: 15 ms graph, 5 ms forward pass.
-    steps = [step(0.000, 0.040, [("decode", 0.000, 0.040)], graph="eager", n=1)]
-    parts, _ = both_paths(steps, [], 0.020, 0.040, baseline=(0.0, 10.0))
-    expect(parts, graph=15, kernel=5)
-    assert total(parts) == pytest.approx(20)
-
-
-def test_gc_between_segments_and_uncovered_time_reconcile():
-    # Token at 10 ms; a 28 ms GC pause (12-40 ms) outside any segment; the next
-    # decode runs 45-50 ms.  The 7 ms nobody measured is residual.
-    steps = [step(0.000, 0.045, [("decode", 0.000, 0.010)]),
-             step(0.045, 0.050, [("decode", 0.045, 0.050)])]
-    parts, _ = both_paths(steps, [(0.012, 0.040)], 0.010, 0.050, baseline=(0.0, 5.0))
-    expect(parts, gc=28, kernel=5, residual=7)
-    assert total(parts) == pytest.approx(40)
-
-
-def test_one_step_with_every_segment_kind():
-    steps = [step(0.0, 0.050, [("tok", 0.000, 0.005), ("swap", 0.005, 0.007),
-                               ("prefill", 0.007, 0.040), ("decode", 0.040, 0.048)])]
-    parts, _ = both_paths(steps, [], 0.0, 0.050, baseline=(0.0, 8.0))
-    expect(parts, tok=5, preempt=2, prefill=33, kernel=8, residual=2)
-    assert total(parts) == pytest.approx(50)
+@pytest.mark.parametrize("case", examples.ARTICLE_CASES, ids=lambda c: c.name)
+def test_article_case(case):
+    parts, ctx = both_paths(case.steps, case.gcs, case.t0, case.t1, case.evictions, case.baseline)
+    expect(parts, **case.parts)
+    expect(ctx, **case.context)
+    assert total(parts) == pytest.approx(case.gap_ms)
 
 
 # ------------------------------------------------------- the first version
 def test_first_version_charges_the_eviction_twice():
-    steps = [step(0.000, 0.030, [("prefill", 0.000, 0.030)], graph=None, n=0),
-             step(0.030, 0.040, [("decode", 0.030, 0.040)])]
-    parts, ctx = FirstVersionPartitioner(steps, [], baseline=(0.0, 10.0)).gap(
-        0.0, 0.040, evictions=[(0.0, 0.030)])
-    expect(parts, preempt=30, prefill=30, kernel=10)
+    case = examples.EVICTED
+    parts, ctx = examples.run_case(case, FirstVersionPartitioner)
+    expect(parts, **examples.FIRST_VERSION_CHARGES[case.name])
     causes = sum(parts[c] for c in analysis.CAUSES)
     assert causes == pytest.approx(60)          # 60 ms of causes in a 40 ms gap
     assert total(parts) == pytest.approx(70)    # the parts no longer reconcile
@@ -109,11 +62,21 @@ def test_first_version_charges_the_eviction_twice():
 
 
 def test_first_version_turns_gc_into_graph_time():
-    steps = [step(0.000, 0.030, [("decode", 0.000, 0.030)], graph="eager", n=1)]
-    parts, _ = FirstVersionPartitioner(steps, [(0.005, 0.025)], baseline=(0.0, 10.0)).gap(0.0, 0.030)
-    assert parts["gc"] == pytest.approx(20)
+    case = examples.GC_IN_EAGER
+    parts, _ = examples.run_case(case, FirstVersionPartitioner)
+    expect(parts, **examples.FIRST_VERSION_CHARGES[case.name])
     assert parts["graph"] == pytest.approx(20 / 3)  # 6.67 ms invented; the truth is 0
     assert total(parts) == pytest.approx(30)
+
+
+def test_comparison_table_shows_both_bugs():
+    table = examples.comparison(examples.REVIEWER_CASES,
+                                {"first version": FirstVersionPartitioner, "corrected": Partitioner})
+    v1, fixed = table.xs("first version", level=1), table.xs("corrected", level=1)
+    assert v1.loc[examples.EVICTED.name, "causes ms"] == pytest.approx(60)
+    assert (fixed["sum of parts ms"] - fixed["gap ms"]).abs().max() < 1e-9
+    assert v1.loc[examples.GC_IN_EAGER.name, "graph"] == pytest.approx(6.667, abs=1e-3)
+    assert fixed.loc[examples.GC_IN_EAGER.name, "graph"] == 0
 
 
 def test_first_version_agrees_when_neither_bug_is_triggered():

@@ -2,7 +2,6 @@
 import dataclasses
 
 import numpy as np
-import pytest
 
 from engine import segments as S
 from engine.config import LADDER, Config
