@@ -20,6 +20,7 @@ from .config import Config
 from .gctimer import GCTimer
 from .history import CompactHistory, ObjectHistory
 from .model import Model
+from .threadclock import ThreadClock
 from .tokenizer import get_tokenizer, tokenize
 from .workload import Request
 
@@ -43,6 +44,8 @@ class Engine:
         self.free_blocks = cfg.kv_blocks
         self.steps: list[tuple] = []       # (t0, t1, n_decode, n_prefill_tok, graph, preempted, swapped_in)
         self.segs: list[tuple] = []        # (step, code, detail, start, end)
+        self.seg_clocks: list[tuple] = []  # per segment: (cpu start, cpu end, runq start, runq end)
+        self.thread = ThreadClock()
         self.gc = GCTimer()
         self.history = CompactHistory() if cfg.compact_history else ObjectHistory()
         self.pool = None
@@ -83,9 +86,21 @@ class Engine:
         self._release(r)
         self.swapped.append(r)
 
+    # ------------------------------------------------------------------ tagging
+    def _open(self) -> tuple:
+        """Thread clocks, then the wall clock: the extra reads stay outside the segment."""
+        cpu, runq = self.thread.cpu_s(), self.thread.runq_s()
+        return clock(), cpu, runq
+
+    def _close(self, idx: int, code: int, detail: int, opened: tuple, end: float | None = None) -> None:
+        b = clock() if end is None else end
+        a, cpu_a, runq_a = opened
+        self.segs.append((idx, code, detail, a, b))
+        self.seg_clocks.append((cpu_a, self.thread.cpu_s(), runq_a, self.thread.runq_s()))
+
     # ------------------------------------------------------------------ one step
     def step(self, t_start: float) -> None:
-        cfg, idx, segs = self.cfg, len(self.steps), self.segs
+        cfg, idx = self.cfg, len(self.steps)
         did_work = False
 
         # 1. intake: arrivals become waiting requests
@@ -94,9 +109,9 @@ class Engine:
             if self.pool is not None:
                 self.pending.append((r, self.pool.submit(tokenize_truncated, r.text, cfg.max_model_len)))
             else:
-                a = clock()
+                opened = self._open()
                 r.prompt = tokenize(r.text)[:cfg.max_model_len]
-                segs.append((idx, S.TOK, S.D_TOK, a, clock()))
+                self._close(idx, S.TOK, S.D_TOK, opened)
                 self.waiting.append(r)
             did_work = True
         if self.pending:
@@ -107,7 +122,7 @@ class Engine:
                 self.pending.remove(p)
 
         # 2. swap-in: preempted requests come back first, when they fit with headroom
-        a = clock()
+        opened = self._open()
         n_in = 0
         while self.swapped and len(self.running) < cfg.max_num_seqs:
             r = self.swapped[0]
@@ -120,11 +135,11 @@ class Engine:
             r.evictions[-1][1] = clock()         # readmitted: copy-in done
             self.running.append(r)
             n_in += 1
-        segs.append((idx, S.SWAP, S.D_SWAP_IN, a, clock()))
+        self._close(idx, S.SWAP, S.D_SWAP_IN, opened)
 
         # 3. a KV slot for every decode; evict the newest running request when the pool is full
         decodes = [r for r in self.running if r.computed >= len(r.prompt)]
-        a = clock()
+        opened = self._open()
         n_out = 0
         for r in list(decodes):
             if r not in decodes:                 # already evicted as someone's victim
@@ -137,7 +152,7 @@ class Engine:
                     decodes.remove(victim)
                 if victim is r:
                     break
-        segs.append((idx, S.SWAP, S.D_RESERVE, a, clock()))
+        self._close(idx, S.SWAP, S.D_RESERVE, opened)
 
         # 4. leftover token budget: running partial prefills first, then admission (FCFS)
         budget = cfg.token_budget - len(decodes)
@@ -162,13 +177,13 @@ class Engine:
             budget -= n
 
         # 5. prefill chunks
-        a = clock()
+        opened = self._open()
         n_prefill = 0
         for r, n in chunks:
             self.model.prefill_chunk(r.prompt[r.computed:r.computed + n], r.kv, r.computed)
             r.computed += n
             n_prefill += n
-        segs.append((idx, S.PREFILL, S.D_PREFILL, a, clock()))
+        self._close(idx, S.PREFILL, S.D_PREFILL, opened)
 
         # 6. one decode forward: padded to a captured size, or eager above the largest
         graph = S.NO_DECODE
@@ -178,7 +193,7 @@ class Engine:
             tokens = [r.out[-1] if r.out else r.prompt[-1] for r in decodes]
             kvs = [r.kv for r in decodes]
             pos = [r.computed for r in decodes]
-            a = clock()
+            opened = self._open()
             if i < len(cfg.capture_sizes):
                 graph = cfg.capture_sizes[i]
                 pad = graph - B                  # padded rows are real work, then discarded
@@ -188,7 +203,7 @@ class Engine:
                 graph = S.EAGER
                 out = self.model.decode_eager(tokens, kvs, pos)
             now = clock()                        # the emission timestamp of every token of this step
-            segs.append((idx, S.DECODE, S.D_DECODE, a, now))
+            self._close(idx, S.DECODE, S.D_DECODE, opened, end=now)
             for r, tok in zip(decodes, out.tolist()):
                 r.computed += 1
                 r.out.append(tok)
@@ -205,8 +220,9 @@ class Engine:
         if did_work or decodes or chunks or n_in or n_out:
             self.steps.append((t_start, clock(), len(decodes), n_prefill, graph, n_out, n_in))
         else:                                    # an idle spin: drop its empty segments
-            while segs and segs[-1][0] == idx:
-                segs.pop()
+            while self.segs and self.segs[-1][0] == idx:
+                self.segs.pop()
+                self.seg_clocks.pop()
 
     # ------------------------------------------------------------------ the loop
     def start_tokenizer_worker(self) -> None:
@@ -219,6 +235,9 @@ class Engine:
     def run(self, deadline_s: float | None = None) -> float:
         """Serve the whole trace (or until deadline_s after start). Returns the start time."""
         self.start_tokenizer_worker()
+        self.thread.open()
+        self.cpu_origin = self.thread.cpu_s()
+        self.runq_origin = self.thread.runq_s()
         self.origin = start = clock()
         for r in self.trace:
             r.arrival += start
@@ -244,4 +263,5 @@ class Engine:
                     gc.unfreeze()
                 if self.pool is not None:
                     self.pool.shutdown()
+                self.thread.close()
         return start

@@ -1,6 +1,12 @@
 """Write one run as a raw log: the article's arrays (same names, columns, codes and
-units: seconds since engine start) plus a schema version, finer segment kinds,
-the full config and provenance. Written atomically: a temp file, then os.replace.
+units: seconds since engine start) plus a schema version, the full config and
+provenance. Written atomically: a temp file, then os.replace.
+
+Extra arrays, one row per row of `segs`:
+  seg_detail  finer segment kind (engine.segments.DETAIL_NAMES)
+  seg_cpu     the engine thread's CPU time at the segment's start and end (s since start)
+  seg_runq    its cumulative run-queue wait at start and end (s since start; NaN if
+              the OS does not say)
 """
 from __future__ import annotations
 
@@ -20,6 +26,9 @@ def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
                      dtype=np.float64).reshape(-1, 7)
     segs = np.array([(i, c, a - o, b - o) for i, c, _, a, b in eng.segs], dtype=np.float64).reshape(-1, 4)
     detail = np.array([d for _, _, d, _, _ in eng.segs], dtype=np.int8)
+    clocks = np.array(eng.seg_clocks, dtype=np.float64).reshape(-1, 4)
+    seg_cpu = clocks[:, :2] - eng.cpu_origin          # thread CPU seconds since start
+    seg_runq = clocks[:, 2:] - eng.runq_origin        # run-queue wait seconds since start
     gcs = np.array([(a - o, b - o, g) for a, b, g in eng.gc.pauses], dtype=np.float64).reshape(-1, 3)
     emis = np.array([(r.rid, t - o, k) for r in eng.done for t, k in zip(r.emit_t, r.emit_step)],
                     dtype=np.float64).reshape(-1, 3)
@@ -29,7 +38,7 @@ def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
                     dtype=np.float64).reshape(-1, 5)
     return {"steps": steps, "segs": segs, "gcs": gcs, "emissions": emis, "evictions": evs,
             "requests": reqs, "trace": np.asarray(trace_rows, dtype=np.float64).reshape(-1, 4),
-            "seg_detail": detail}
+            "seg_detail": detail, "seg_cpu": seg_cpu, "seg_runq": seg_runq}
 
 
 def write_atomic(path: Path, arrays: dict, wall: float, config: dict, provenance: dict) -> Path:

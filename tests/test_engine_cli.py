@@ -40,6 +40,13 @@ def test_raw_log_has_the_contract_arrays_columns_and_codes(smoke_log):
     assert (segs[:, 2] >= steps[idx, 0]).all() and (segs[:, 3] <= steps[idx, 1]).all()
     assert (np.diff(segs[:, 2]) >= 0).all()
     assert len(z["seg_detail"]) == len(segs)
+    # the thread's own clocks beside every segment: CPU time cannot exceed wall time
+    cpu, runq = z["seg_cpu"], z["seg_runq"]
+    assert cpu.shape == runq.shape == (len(segs), 2)
+    assert (cpu[:, 1] >= cpu[:, 0]).all() and (np.diff(cpu[:, 0]) >= 0).all()
+    assert ((cpu[:, 1] - cpu[:, 0]) <= (segs[:, 3] - segs[:, 2]) + 2e-3).all()
+    if not np.isnan(runq).all():
+        assert (runq[:, 1] >= runq[:, 0]).all() and (np.diff(runq[:, 0]) >= 0).all()
     em = z["emissions"]
     assert em[:, 2].max() < len(steps) and len(np.unique(z["requests"][:, 0])) == len(z["requests"])
     # every finished request emitted exactly max_new tokens
