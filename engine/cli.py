@@ -115,7 +115,7 @@ def _cmd_calibrate(a) -> int:
     print(f"capacity {res['capacity']['tokens_per_s']:.0f} tokens/s; proposed {res['proposed_rate']:.2f} req/s")
     for c in res["checks"]:
         print(f"  check {c['rate']:.2f} req/s: TTFT p50 {c['ttft_p50_ms']:.0f} ms, "
-              f"{c['preemptions']} preemptions, {c['eager_steps']} eager steps -> {c['verdict']}")
+              f"{c['preemptions']:.0f} preemptions, {c['eager_steps']:.0f} eager steps -> {c['verdict']}")
     print(f"rate {res['rate']:.3f} req/s ({res['method']})")
     return 0
 
