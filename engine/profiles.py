@@ -24,7 +24,7 @@ class Profile:
 
 PROFILES = {
     "article": Profile("article", seeds=(1, 2, 3, 4, 5), duration=60.0, overload_seeds=(1, 2, 3),
-                       calibration="checked", minutes_2core="about 90"),
+                       calibration="checked", minutes_2core="about 75"),
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
                      calibration="capacity", minutes_2core="about 10"),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
