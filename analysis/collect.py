@@ -12,8 +12,6 @@ import json
 import os
 from pathlib import Path
 
-import pandas as pd
-
 from .summary import summarize
 
 ANALYSIS_DIR = Path(__file__).resolve().parent
@@ -56,11 +54,6 @@ def run_summaries(specs, scheme: str = "article") -> list[dict]:
                     "group": getattr(s, "group", "ladder"), "path": str(s.path)})
     return out
 
-
-def runs_frame(summaries: list[dict]) -> pd.DataFrame:
-    """Scalar keys of each summary as one row per run (nested dicts stay in the summaries)."""
-    rows = [{k: v for k, v in s.items() if not isinstance(v, (dict, list))} for s in summaries]
-    return pd.DataFrame(rows)
 
 
 def partition_frame(path):

@@ -57,6 +57,14 @@ def test_build_is_warning_free(build):
     assert not warnings, "Sphinx warnings:\n" + "\n".join(warnings)
 
 
+def test_a_rebuild_reexecutes_every_chapter(build):
+    """No page may outlive the code that computed it: an unchanged rebuild re-runs all."""
+    again = run_build(build.root, {**os.environ, "BOOK_PROFILE": "smoke"})
+    assert again.returncode == 0, again.output[-4000:]
+    executed = set(re.findall(r"book/(\w+)\.ipynb: Executing notebook", again.output))
+    assert executed == {p.stem for p in chapter_notebooks()}
+
+
 def test_build_ran_the_profile_first(build):
     assert "[profile_runs] profile 'smoke'" in build.output
 

@@ -31,6 +31,16 @@ def run_profile(app) -> None:
     logger.info(f"[profile_runs] {n} runs ready in {time.time() - t0:.0f} s")
 
 
+def reread_everything(app, env, added, changed, removed):
+    """Re-read (so re-execute) every document on every build, not just edited ones.
+
+    Sphinx re-reads only sources whose text changed, but a chapter's numbers also depend
+    on engine/, analysis/ and the run cache, which Sphinx cannot see; without this a page
+    computed by older code would be served."""
+    return sorted(env.found_docs - set(added) - set(changed) - set(removed))
+
+
 def setup(app):
     app.connect("builder-inited", run_profile)
+    app.connect("env-get-outdated", reread_everything)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
