@@ -60,3 +60,22 @@ def partition_frame(path):
     """partition_run of one raw log (not cached: one run takes well under a second)."""
     from .wholerun import partition_run
     return partition_run(path)
+
+
+def prefix_percentiles(specs, windows, metrics=(("itl_p999", 99.9), ("itl_max", 100.0))) -> list[dict]:
+    """What shorter runs would have measured: each run's ITL percentiles over only the gaps
+    that ended within the first `w` seconds of arrivals, for each w in `windows`.
+
+    One row per (run, window) with rung, seed and duration=w, the shape that
+    stats.seed_subsample_intervals(..., by="duration") takes, so the book can show how
+    run length, not only the number of seeds, narrows an interval."""
+    import numpy as np
+    rows = []
+    for s in specs:
+        gaps = partition_frame(s.path)
+        for w in windows:
+            ms = gaps.loc[gaps["t1"] <= w, "gap_ms"].to_numpy()
+            if len(ms):
+                rows.append({"rung": s.rung, "seed": s.seed, "duration": float(w),
+                             **{name: float(np.percentile(ms, q)) for name, q in metrics}})
+    return rows

@@ -15,3 +15,18 @@ def test_our_logs_load_as_schema_1_with_provenance(smoke_log):
     log = analysis.load(smoke_log)
     assert log.schema_version == 1 and "seg_detail" in log.extras
     assert log.provenance["rate"]["rate"] == 14.0
+
+
+def test_prefix_percentiles_are_those_of_the_shorter_window(smoke_log):
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from analysis import collect
+    spec = SimpleNamespace(path=smoke_log, rung="baseline", seed=1)
+    rows = collect.prefix_percentiles([spec], windows=(2.0, 4.0))
+    gaps = analysis.partition_run(smoke_log)
+    assert [r["duration"] for r in rows] == [2.0, 4.0]
+    early = gaps.loc[gaps["t1"] <= 2.0, "gap_ms"].to_numpy()
+    assert rows[0]["itl_p999"] == np.percentile(early, 99.9) and rows[0]["itl_max"] == early.max()
+    assert rows[1]["itl_max"] >= rows[0]["itl_max"]
