@@ -7,21 +7,20 @@ code, so a change to the analysis never serves an old number. Writes are atomic.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 from pathlib import Path
 
+from engine.cache import cache_dir
+
 from .summary import summarize
 
 ANALYSIS_DIR = Path(__file__).resolve().parent
-CACHE_ENV = "ITL_CACHE_DIR"           # shared with the engine's run cache
 
 
-def _cache_root() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or ANALYSIS_DIR.parent / ".cache")
-
-
+@functools.cache                       # the code does not change under a running process
 def analysis_code_version() -> str:
     h = hashlib.sha256()
     for p in sorted(ANALYSIS_DIR.glob("*.py")):
@@ -33,7 +32,7 @@ def analysis_code_version() -> str:
 def summary_cached(path, scheme: str = "article") -> dict:
     """summarize(path), computed once per (raw log, scheme, analysis code)."""
     path = Path(path)
-    folder = _cache_root() / "summaries"
+    folder = cache_dir() / "summaries"
     out = folder / f"{path.stem}__{scheme}__{analysis_code_version()}.json"
     if out.exists():
         return json.loads(out.read_text())

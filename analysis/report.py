@@ -410,27 +410,24 @@ def _rung_runs(summaries, rung):
     return [s for s in summaries if s["rung"] == rung]
 
 
-def _ttft_change(summaries, rung):
+def _median_from_above(summaries, rung: str, metric: str) -> tuple[float, float]:
+    """Median of a metric in the rung above `rung` and in `rung` itself."""
     order = list(dict.fromkeys(s["rung"] for s in summaries))
     above = order[order.index(rung) - 1]
-    a = np.median([s["ttft_p50"] for s in _rung_runs(summaries, above)])
-    b = np.median([s["ttft_p50"] for s in _rung_runs(summaries, rung)])
-    return f"TTFT p50 {a:.0f} -> {b:.0f} ms"
+    return tuple(float(np.median([s[metric] for s in _rung_runs(summaries, r)])) for r in (above, rung))
 
 
 def fix_cost(summaries, cause: str) -> str:
     """What the fix for a cause cost in this build, from the runs themselves."""
     rung = CAUSE_FIX[cause][2]
     if cause in ("prefill", "preempt"):
-        return _ttft_change(summaries, rung)
+        a, b = _median_from_above(summaries, rung, "ttft_p50")
+        return f"TTFT p50 {a:.0f} -> {b:.0f} ms"
     if cause == "gc":
         pauses = [max(s["gen2_startup_ms"], default=0.0) for s in _rung_runs(summaries, "+gc.freeze")]
         return f"one start-up collection of {_cell(pauses)} ms"
     if cause == "tok":
-        order = list(dict.fromkeys(s["rung"] for s in summaries))
-        above = order[order.index(rung) - 1]
-        a = np.median([s["itl_p99"] for s in _rung_runs(summaries, above)])
-        b = np.median([s["itl_p99"] for s in _rung_runs(summaries, rung)])
+        a, b = _median_from_above(summaries, rung, "itl_p99")
         return f"a worker process on the same cores; p99 {a:.1f} -> {b:.1f} ms"
     return "captured graphs for more sizes (memory and start-up on a GPU; nothing to pay here)"
 
