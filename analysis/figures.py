@@ -20,6 +20,8 @@ COLOURS = {
     "tok": "#55A868",
     "kernel": "#B0B0B0",
     "residual": "#E5D8BD",
+    "os": "#937860",
+    "sched": "#8C8C8C",
     CLEAN: "#D9D9D9",
 }
 HIST_ORDER = [CLEAN] + CAUSES  # stacking order: the bulk at the bottom

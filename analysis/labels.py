@@ -13,6 +13,8 @@ from typing import Mapping
 
 # Raw-log codes (DESIGN.md, raw-log contract).  Position in the tuple = the code.
 SEGMENT_KINDS: tuple[str, ...] = ("tok", "swap", "prefill", "decode")
+# Finer kinds of the extra array seg_detail (schema 1); position = code.
+DETAIL_KINDS: tuple[str, ...] = ("tok", "swap_in", "kv_reserve", "prefill", "decode")
 GRAPH_NONE = -1   # the step decoded nothing
 GRAPH_EAGER = 0   # decode ran per sequence (no captured size was large enough)
 
@@ -30,6 +32,10 @@ class Scheme:
     excess: str                       # eager decode time above the captured baseline
     segment_label: Mapping[str, str]  # segment kind -> label
     split_kinds: frozenset = field(default_factory=frozenset)  # kinds split excess/forward
+    # finer schemes read the raw log's extra arrays (schema 1):
+    detail_label: Mapping[str, str] | None = None  # seg_detail kind -> label, instead of segment_label
+    bookkeeping: str | None = None    # segments that processed nothing, and untagged time in a step
+    offcpu: str | None = None         # time inside a step with the engine thread off the CPU
     floor_ms: float = 1.0             # a primary cause must own at least this much ...
     min_fraction: float = 0.25        # ... and at least this fraction of the gap
 
@@ -55,7 +61,27 @@ ARTICLE = Scheme(
     split_kinds=frozenset({"decode"}),
 )
 
-SCHEMES: dict[str, Scheme] = {ARTICLE.name: ARTICLE}
+# The refined scheme fixes two blind spots of the article's tags (book/checking):
+# a segment that did nothing (a KV reservation that evicted nobody, a swap-in or
+# prefill pass with nothing to do) is scheduler bookkeeping, not its cause; and time
+# inside a step while the engine thread was off the CPU is the operating system's.
+REFINED = Scheme(
+    name="refined",
+    causes=("prefill", "preempt", "graph", "gc", "tok", "os", "sched"),
+    forward="kernel",
+    uncovered="residual",
+    gc="gc",
+    evicted="preempt",
+    excess="graph",
+    segment_label=ARTICLE.segment_label,
+    split_kinds=frozenset({"decode"}),
+    detail_label=MappingProxyType({"tok": "tok", "swap_in": "preempt", "kv_reserve": "preempt",
+                                   "prefill": "prefill", "decode": "kernel"}),
+    bookkeeping="sched",
+    offcpu="os",
+)
+
+SCHEMES: dict[str, Scheme] = {ARTICLE.name: ARTICLE, REFINED.name: REFINED}
 
 CAUSES: list[str] = list(ARTICLE.causes)
 LABELS: list[str] = list(ARTICLE.labels)

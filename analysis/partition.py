@@ -41,6 +41,9 @@ class Partitioner:
     def __init__(self, steps: Sequence[dict], gcs: Iterable = (), baseline=None,
                  scheme: str | Scheme = "article"):
         self.scheme = get_scheme(scheme)
+        if self.scheme.detail_label is not None or self.scheme.bookkeeping or self.scheme.offcpu:
+            raise ValueError(f"the scalar Partitioner reads the article's arrays only; scheme "
+                             f"{self.scheme.name!r} needs the raw log's extras: use partition_run")
         self.pauses = DisjointIntervals(((g[0], g[1]) for g in gcs), "GC pauses")
         self.steps = [self._checked_step(i, s) for i, s in enumerate(steps)]
         for i in range(1, len(self.steps)):

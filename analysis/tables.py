@@ -77,13 +77,15 @@ def median_range_cells(table: pd.DataFrame, decimals: dict | None = None) -> pd.
 
 
 def tail_share_table(summaries, order: Sequence[str] | None = None, stat: str = "median",
-                     which: str = "tail_share") -> pd.DataFrame:
+                     which: str = "tail_share", labels: Sequence[str] = LABELS) -> pd.DataFrame:
     """Share of tail time (``which="all_share"``: of all gap time) by label, one row per
-    rung, aggregated across runs by ``stat``.  Medians of shares need not sum to 1."""
+    rung, aggregated across runs by ``stat``.  Medians of shares need not sum to 1.
+    ``labels``: the scheme's labels (default: the article's)."""
     frame = _ordered(summaries, order)
-    cols = [f"{which}_{lab}" for lab in LABELS]
+    labels = list(labels)
+    cols = [f"{which}_{lab}" for lab in labels]
     table = frame.groupby("rung", observed=True)[cols].agg(stat)
-    table.columns = LABELS
+    table.columns = labels
     return table
 
 
@@ -119,3 +121,19 @@ def percent_cells(table: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
     """Fractions as ``12.4%`` strings; label columns renamed as in the article."""
     out = table.map(lambda v: f"{100 * v:.{decimals}f}%")
     return out.rename(columns=LABEL_NAMES)
+
+
+def scheme_tail_table(by_scheme: dict, order: Sequence[str] | None = None, stat: str = "median") -> pd.DataFrame:
+    """Tail-time share by label under several schemes: ``by_scheme`` maps a scheme name
+    to its run summaries. Rows: every label of every scheme (in first-seen order);
+    columns: (rung, scheme). A label a scheme does not have is left empty."""
+    from .labels import get_scheme
+    labels = list(dict.fromkeys(lab for name in by_scheme for lab in get_scheme(name).labels))
+    parts = {}
+    for name, summaries in by_scheme.items():
+        t = tail_share_table(summaries, order=order, stat=stat, labels=get_scheme(name).labels)
+        for rung in t.index:
+            parts[(str(rung), name)] = t.loc[rung].reindex(labels)
+    out = pd.DataFrame(parts)
+    rungs = list(dict.fromkeys(r for r, _ in parts))
+    return out[[(r, s) for r in rungs for s in by_scheme]].rename(index=LABEL_NAMES)

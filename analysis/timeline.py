@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .baseline import Baseline, as_baseline, excess_share, fit_baseline
-from .labels import SEGMENT_KINDS, Scheme
+from .labels import DETAIL_KINDS, SEGMENT_KINDS, Scheme
 
 MS = 1e3
 
@@ -143,10 +143,42 @@ class EngineTimeline:
                 f = share[step_of[cols]]
                 seg_rate[labels.index(scheme.excess), cols] = f
                 seg_rate[labels.index(scheme.forward), cols] = 1.0 - f
-            else:
+            elif scheme.detail_label is None:
                 seg_rate[labels.index(scheme.segment_label[name]), cols] = 1.0
         gc_rate = np.zeros((len(labels), len(gcs)))
         gc_rate[labels.index(scheme.gc)] = 1.0
+        layers = [(a, b, seg_rate), (gstart, gend, gc_rate)]
+        if scheme.detail_label is not None or scheme.bookkeeping or scheme.offcpu:
+            layers = _refine(log, scheme, seg_rate, dec) + layers[1:]
 
-        rates = RateTimeline.from_intervals([(a, b, seg_rate), (gstart, gend, gc_rate)], len(labels))
+        rates = RateTimeline.from_intervals(layers, len(labels))
         return cls(rates, scheme, base, decode_ms, share)
+
+
+def _refine(log, scheme: Scheme, seg_rate: np.ndarray, split: np.ndarray) -> list:
+    """The refined scheme's layers below GC: steps (their untagged time), then segments
+    labelled by their finer kind, bookkeeping when they processed nothing, and with
+    their off-CPU share moved to the off-CPU label."""
+    from . import threadtime
+    labels, segs, steps = scheme.labels, log.segs, log.steps
+    if scheme.detail_label is not None:
+        fine = threadtime.segment_detail(log)
+        for code, name in enumerate(DETAIL_KINDS):
+            cols = (fine == code) & ~split
+            seg_rate[labels.index(scheme.detail_label[name]), cols] = 1.0
+    step_rate = np.zeros((len(labels), len(steps)))
+    if scheme.bookkeeping:
+        idle = (threadtime.segment_work(log) == 0) & ~split
+        seg_rate[:, idle] = 0.0
+        seg_rate[labels.index(scheme.bookkeeping), idle] = 1.0
+        step_rate[labels.index(scheme.bookkeeping)] = 1.0
+    if scheme.offcpu:
+        seg_off, step_off = threadtime.offcpu_shares(log)
+        seg_rate *= 1.0 - seg_off
+        seg_rate[labels.index(scheme.offcpu)] += seg_off
+        step_rate *= 1.0 - step_off
+        step_rate[labels.index(scheme.offcpu)] += step_off
+    layers = [(segs[:, 2], segs[:, 3], seg_rate)]
+    if scheme.bookkeeping:
+        layers.insert(0, (steps[:, 0], steps[:, 1], step_rate))
+    return layers

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 ENGINE_DIR = Path(__file__).resolve().parent
 # The modules whose code decides what a run measures. The runner, CLI, cache and
 # calibration are left out on purpose: editing them must not invalidate runs.
-MEASURED_MODULES = ("config.py", "text.py", "tokenizer.py", "model.py", "workload.py", "history.py",
+MEASURED_MODULES = ("config.py", "text.py", "tokenizer.py", "model.py", "workload.py", "history.py", "hog.py",
                     "gctimer.py", "segments.py", "threadclock.py", "loop.py", "rawlog.py", "experiment.py")
 CACHE_ENV = "ITL_CACHE_DIR"
 

@@ -12,6 +12,7 @@ import sys
 from . import cache
 from .config import Config, rung_config
 from .profiles import PROFILES
+from .workload import Workload
 
 
 class UsageError(Exception):
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--rate", type=_positive(float), help="req/s (default: this machine's calibrated rate)")
     r.add_argument("--config-json", help=argparse.SUPPRESS)
     r.add_argument("--rate-info", help=argparse.SUPPRESS)
+    r.add_argument("--workload-json", help=argparse.SUPPRESS)
 
     m = sub.add_parser("matrix", help="a profile's runs, one at a time in fresh subprocesses, cached")
     m.add_argument("--profile", choices=list(PROFILES), default="article")
@@ -87,10 +89,11 @@ def _cmd_run(a) -> int:
         rate, info = calibrated_rate("capacity")
     else:
         rate, info = a.rate, (json.loads(a.rate_info) if a.rate_info else {"rate": a.rate, "source": "given"})
-    path = cache.run_path(cfg, a.seed, a.duration, rate)
+    wl = Workload.from_dict(json.loads(a.workload_json)) if a.workload_json else Workload()
+    path = cache.run_path(cfg, a.seed, a.duration, rate, wl)
     if not path.exists():
         from .experiment import execute
-        execute(cfg, a.seed, a.duration, rate, path, rate_info=info)
+        execute(cfg, a.seed, a.duration, rate, path, workload=wl, rate_info=info)
     print(path)
     return 0
 

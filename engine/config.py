@@ -10,6 +10,41 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+# Positive controls: what an Injection does at its step, and what its `amount` means.
+INJECTION_KINDS = {
+    "gc": "extra heap objects kept alive; at the step, a forced full collection",
+    "pause": "ms of busy-waiting inside a tokenize-tagged segment",
+    "prefill": "tokens of an extra prefill chunk (a scratch request, discarded)",
+    "preempt": "ms the oldest emitting request is held out after a forced eviction",
+    "hog": "ms a CPU-bound process pinned to the engine's core spins",
+}
+
+
+@dataclass(frozen=True)
+class Injection:
+    """A stall of known size at a chosen step: the ground truth of a positive control."""
+    kind: str
+    step: int
+    amount: float
+
+    def __post_init__(self):
+        if self.kind not in INJECTION_KINDS:
+            raise ValueError(f"unknown injection kind {self.kind!r}; valid kinds: {', '.join(INJECTION_KINDS)}")
+        if int(self.step) != self.step or self.step < 0:
+            raise ValueError(f"injection step must be a step index >= 0, got {self.step!r}")
+        if not self.amount >= 0:
+            raise ValueError(f"injection amount must be >= 0, got {self.amount!r}")
+        object.__setattr__(self, "step", int(self.step))
+        object.__setattr__(self, "amount", float(self.amount))
+
+    @classmethod
+    def coerce(cls, x) -> "Injection":
+        if isinstance(x, Injection):
+            return x
+        if isinstance(x, dict):
+            return cls(**x)
+        return cls(*x)
+
 
 @dataclass(frozen=True)
 class Config:
@@ -25,6 +60,11 @@ class Config:
     gc_freeze: bool = False                # gc.collect(); gc.freeze() once before serving
     async_tokenize: bool = False           # tokenize in a worker process, off the engine loop
     compact_history: bool = False          # per-token records in a flat array, not objects
+    # controls and instrumentation (not fixes): see book/checking
+    gc_disable: bool = False               # no automatic collection while serving
+    hold_decode: bool = False              # no decode while a prompt waits or is mid-prefill
+    thread_clocks: bool = True             # False: tag wall time only, as the article does
+    injections: tuple = ()                 # Injection(kind, step, amount), positive controls
 
     def __post_init__(self):
         sizes = tuple(int(s) for s in self.capture_sizes)
@@ -34,12 +74,14 @@ class Config:
         for knob in ("max_num_seqs", "token_budget", "kv_blocks", "block_size", "max_model_len"):
             if getattr(self, knob) < 1:
                 raise ValueError(f"{knob} must be >= 1, got {getattr(self, knob)}")
+        object.__setattr__(self, "injections", tuple(Injection.coerce(i) for i in self.injections))
         if not 0.0 <= self.admit_watermark < 1.0:
             raise ValueError(f"admit_watermark must be in [0, 1), got {self.admit_watermark}")
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["capture_sizes"] = list(self.capture_sizes)
+        d["injections"] = [dataclasses.asdict(i) for i in self.injections]
         return d
 
     @classmethod

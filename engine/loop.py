@@ -6,25 +6,33 @@ when the pool is full), leftover token budget to prefill chunks, then one decode
 forward. Every segment of work is recorded as (step, code, detail, start, end), every
 GC pause by gc.callbacks, every eviction and readmission per request, and every token
 of a step shares one emission timestamp taken right after the decode forward returns.
+
+Beside the wall clock, each segment and step records the thread's CPU clock (and the
+run-queue wait when it can have changed), and what it processed; a config may inject
+stalls of known size at chosen steps (engine/controls.py, the positive controls).
 """
 from __future__ import annotations
 
 import bisect
 import gc
+import math
 import multiprocessing
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 from . import segments as S
-from .config import Config
+from .config import INJECTION_KINDS, Config
 from .gctimer import GCTimer
 from .history import CompactHistory, ObjectHistory
+from .hog import Hog
 from .model import Model
 from .threadclock import ThreadClock
 from .tokenizer import get_tokenizer, tokenize
 from .workload import Request
 
 clock = time.perf_counter
+OFFCPU_READ_S = 1e-6     # a segment that lost more CPU time than this reads the run queue
 
 
 def tokenize_truncated(text: str, max_len: int) -> list[int]:
@@ -44,7 +52,17 @@ class Engine:
         self.free_blocks = cfg.kv_blocks
         self.steps: list[tuple] = []       # (t0, t1, n_decode, n_prefill_tok, graph, preempted, swapped_in)
         self.segs: list[tuple] = []        # (step, code, detail, start, end)
+        self.seg_work: list[int] = []      # per segment: items it processed (0: bookkeeping only)
         self.seg_clocks: list[tuple] = []  # per segment: (cpu start, cpu end, runq start, runq end)
+        self.step_clocks: list[tuple] = [] # per step: the same four readings
+        self.injected: list[list] = []     # (kind code, step, start, end, injected ms, request)
+        self._inject_at = {}
+        for inj in cfg.injections:
+            self._inject_at.setdefault(inj.step, []).append(inj)
+        self._inject_heap = [[i] for inj in cfg.injections if inj.kind == "gc"
+                             for i in range(int(inj.amount))]
+        self.hog = None
+        self._runq = math.nan              # the latest run-queue reading of this step
         self.thread = ThreadClock()
         self.gc = GCTimer()
         self.history = CompactHistory() if cfg.compact_history else ObjectHistory()
@@ -88,19 +106,103 @@ class Engine:
 
     # ------------------------------------------------------------------ tagging
     def _open(self) -> tuple:
-        """Thread clocks, then the wall clock: the extra reads stay outside the segment."""
-        cpu, runq = self.thread.cpu_s(), self.thread.runq_s()
-        return clock(), cpu, runq
+        """CPU clock, then the wall clock: the extra read stays outside the segment."""
+        if not self.cfg.thread_clocks:
+            return clock(), math.nan
+        cpu = self.thread.cpu_s()
+        return clock(), cpu
 
-    def _close(self, idx: int, code: int, detail: int, opened: tuple, end: float | None = None) -> None:
+    def _clocks(self, opened: tuple, end: float) -> tuple:
+        """(cpu start, cpu end, runq start, runq end) of a segment that closed at `end`.
+
+        The run-queue file costs twice a CPU-clock read, so it is read only when the
+        segment lost CPU time (a thread that never left the CPU cannot have waited);
+        its start is then the previous reading, taken at the step's start or at an
+        earlier segment of the step.
+        """
+        if not self.cfg.thread_clocks:
+            return math.nan, math.nan, math.nan, math.nan
+        cpu = self.thread.cpu_s()
+        before = self._runq
+        if (end - opened[0]) - (cpu - opened[1]) > OFFCPU_READ_S:
+            self._runq = self.thread.runq_s()
+        return opened[1], cpu, before, self._runq
+
+    def _open_step(self) -> tuple:
+        """(wall, cpu, runq) at a step's start: run queue, then CPU, then wall clock."""
+        self._runq = self.thread.runq_s() if self.cfg.thread_clocks else math.nan
+        return (*self._open(), self._runq)
+
+    def _close(self, idx: int, code: int, detail: int, opened: tuple, work: int,
+               end: float | None = None) -> None:
         b = clock() if end is None else end
-        a, cpu_a, runq_a = opened
-        self.segs.append((idx, code, detail, a, b))
-        self.seg_clocks.append((cpu_a, self.thread.cpu_s(), runq_a, self.thread.runq_s()))
+        self.segs.append((idx, code, detail, opened[0], b))
+        self.seg_work.append(work)
+        self.seg_clocks.append(self._clocks(opened, b))
+
+    # ------------------------------------------------------------------ injections
+    def _record(self, kind: str, idx: int, a: float, b: float, ms: float, rid: int = -1) -> list:
+        row = [list(INJECTION_KINDS).index(kind), idx, a, b, ms, rid]
+        self.injected.append(row)
+        return row
+
+    def _inject(self, idx: int, inj) -> None:
+        """Known stalls outside every segment but the one they are meant to land in."""
+        if inj.kind == "gc":
+            a = clock()
+            gc.collect()
+            b = clock()
+            self._record("gc", idx, a, b, (b - a) * 1e3)
+        elif inj.kind == "pause":
+            opened = self._open()
+            while clock() - opened[0] < inj.amount / 1e3:
+                pass
+            self._close(idx, S.TOK, S.D_TOK, opened, 1)
+            a, b = self.segs[-1][3:]
+            self._record("pause", idx, a, b, (b - a) * 1e3)
+        elif inj.kind == "prefill":
+            n = int(inj.amount)
+            kv = Model.new_kv(max(n, 1))
+            opened = self._open()
+            self.model.prefill_chunk(list(range(n)), kv, 0)
+            self._close(idx, S.PREFILL, S.D_PREFILL, opened, n)
+            a, b = self.segs[-1][3:]
+            self._record("prefill", idx, a, b, (b - a) * 1e3)
+        elif inj.kind == "hog":
+            self.hog.go(inj.amount)
+            self._record("hog", idx, math.nan, math.nan, math.nan)   # filled in when it reports
+
+    def _forced_preemption(self, idx: int, decodes: list, amount_ms: float) -> int:
+        """Evict the oldest request that has emitted, and keep it out for amount_ms."""
+        victim = next((r for r in decodes if r.out), None)
+        if victim is None:
+            return 0
+        self._preempt(victim)
+        decodes.remove(victim)
+        victim.held_until = clock() + amount_ms / 1e3
+        self._record("preempt", idx, victim.evictions[-1][0], math.nan, math.nan, victim.rid)
+        return 1
+
+    def _finish_injections(self) -> None:
+        """Fill in what is known only later: a forced eviction's readmission, the hog's report."""
+        everyone = self.done + self.running + self.swapped
+        for row in self.injected:
+            kind = list(INJECTION_KINDS)[row[0]]
+            if kind == "preempt":
+                r = next(r for r in everyone if r.rid == row[5])
+                start = [e for e in r.evictions if e[0] == row[2]][0]
+                row[3] = start[1] if start[1] is not None else math.nan
+                row[4] = (row[3] - row[2]) * 1e3
+            elif kind == "hog" and self.hog is not None:
+                a, b, cpu_s = self.hog.result()
+                row[2], row[3], row[4] = a, b, cpu_s * 1e3
+        if self.hog is not None and self.hog.proc.is_alive():   # never told to go
+            self.hog.proc.terminate()
 
     # ------------------------------------------------------------------ one step
-    def step(self, t_start: float) -> None:
+    def step(self, opened_step: tuple) -> None:
         cfg, idx = self.cfg, len(self.steps)
+        t_start = opened_step[0]
         did_work = False
 
         # 1. intake: arrivals become waiting requests
@@ -111,7 +213,7 @@ class Engine:
             else:
                 opened = self._open()
                 r.prompt = tokenize(r.text)[:cfg.max_model_len]
-                self._close(idx, S.TOK, S.D_TOK, opened)
+                self._close(idx, S.TOK, S.D_TOK, opened, 1)
                 self.waiting.append(r)
             did_work = True
         if self.pending:
@@ -120,6 +222,12 @@ class Engine:
                 p[0].prompt = p[1].result()
                 self.waiting.append(p[0])
                 self.pending.remove(p)
+        for inj in self._inject_at.pop(idx, ()):  # popped: an idle spin reuses the index
+            if inj.kind == "preempt":
+                self._inject_at.setdefault(("reserve", idx), []).append(inj)
+            else:
+                self._inject(idx, inj)
+            did_work = True
 
         # 2. swap-in: preempted requests come back first, when they fit with headroom
         opened = self._open()
@@ -128,6 +236,8 @@ class Engine:
             r = self.swapped[0]
             if self._blocks(r.computed + 1) + cfg.swap_in_headroom > self.free_blocks:
                 break
+            if r.held_until > clock():
+                break
             self.swapped.pop(0)
             self._grow(r, r.computed)
             r.kv[:, :, :r.computed] = r.host_kv
@@ -135,12 +245,14 @@ class Engine:
             r.evictions[-1][1] = clock()         # readmitted: copy-in done
             self.running.append(r)
             n_in += 1
-        self._close(idx, S.SWAP, S.D_SWAP_IN, opened)
+        self._close(idx, S.SWAP, S.D_SWAP_IN, opened, n_in)
 
         # 3. a KV slot for every decode; evict the newest running request when the pool is full
-        decodes = [r for r in self.running if r.computed >= len(r.prompt)]
+        decodes = [] if self._holding() else [r for r in self.running if r.computed >= len(r.prompt)]
         opened = self._open()
         n_out = 0
+        for inj in self._inject_at.pop(("reserve", idx), ()):
+            n_out += self._forced_preemption(idx, decodes, inj.amount)
         for r in list(decodes):
             if r not in decodes:                 # already evicted as someone's victim
                 continue
@@ -152,7 +264,7 @@ class Engine:
                     decodes.remove(victim)
                 if victim is r:
                     break
-        self._close(idx, S.SWAP, S.D_RESERVE, opened)
+        self._close(idx, S.SWAP, S.D_RESERVE, opened, n_out)
 
         # 4. leftover token budget: running partial prefills first, then admission (FCFS)
         budget = cfg.token_budget - len(decodes)
@@ -183,7 +295,7 @@ class Engine:
             self.model.prefill_chunk(r.prompt[r.computed:r.computed + n], r.kv, r.computed)
             r.computed += n
             n_prefill += n
-        self._close(idx, S.PREFILL, S.D_PREFILL, opened)
+        self._close(idx, S.PREFILL, S.D_PREFILL, opened, n_prefill)
 
         # 6. one decode forward: padded to a captured size, or eager above the largest
         graph = S.NO_DECODE
@@ -203,7 +315,7 @@ class Engine:
                 graph = S.EAGER
                 out = self.model.decode_eager(tokens, kvs, pos)
             now = clock()                        # the emission timestamp of every token of this step
-            self._close(idx, S.DECODE, S.D_DECODE, opened, end=now)
+            self._close(idx, S.DECODE, S.D_DECODE, opened, B, end=now)
             for r, tok in zip(decodes, out.tolist()):
                 r.computed += 1
                 r.out.append(tok)
@@ -218,11 +330,23 @@ class Engine:
                     self.done.append(r)
 
         if did_work or decodes or chunks or n_in or n_out:
-            self.steps.append((t_start, clock(), len(decodes), n_prefill, graph, n_out, n_in))
+            t_end = clock()
+            self.steps.append((t_start, t_end, len(decodes), n_prefill, graph, n_out, n_in))
+            cpu = self.thread.cpu_s() if cfg.thread_clocks else math.nan
+            runq = self.thread.runq_s() if cfg.thread_clocks else math.nan
+            self.step_clocks.append((opened_step[1], cpu, opened_step[2], runq))
         else:                                    # an idle spin: drop its empty segments
             while self.segs and self.segs[-1][0] == idx:
                 self.segs.pop()
+                self.seg_work.pop()
                 self.seg_clocks.pop()
+
+    def _holding(self) -> bool:
+        """hold_decode (a control): decode waits while any prompt is still being prefilled."""
+        if not self.cfg.hold_decode:
+            return False
+        mid_prefill = any(r.computed < len(r.prompt) for r in self.running)
+        return mid_prefill or bool(self.waiting and len(self.running) < self.cfg.max_num_seqs)
 
     # ------------------------------------------------------------------ the loop
     def start_tokenizer_worker(self) -> None:
@@ -232,9 +356,17 @@ class Engine:
             self.pool = ProcessPoolExecutor(1, mp_context=ctx, initializer=get_tokenizer)
             self.pool.submit(tokenize_truncated, "warm up", 8).result()
 
+    def start_hog(self) -> None:
+        """Pin this process to one core and start the hog there, before the clock starts."""
+        if any(i.kind == "hog" for i in self.cfg.injections) and self.hog is None:
+            cpu = max(os.sched_getaffinity(0))
+            os.sched_setaffinity(0, {cpu})
+            self.hog = Hog(cpu)
+
     def run(self, deadline_s: float | None = None) -> float:
         """Serve the whole trace (or until deadline_s after start). Returns the start time."""
         self.start_tokenizer_worker()
+        self.start_hog()
         self.thread.open()
         self.cpu_origin = self.thread.cpu_s()
         self.runq_origin = self.thread.runq_s()
@@ -246,6 +378,8 @@ class Engine:
             if self.cfg.gc_freeze:
                 gc.collect()
                 gc.freeze()
+            if self.cfg.gc_disable:
+                gc.disable()
             try:
                 while self.trace or busy() or self.pending:
                     now = clock()
@@ -257,11 +391,14 @@ class Engine:
                         elif self.trace and self.trace[0].arrival > now:
                             time.sleep(self.trace[0].arrival - now)
                             continue
-                    self.step(clock())
+                    self.step(self._open_step())
             finally:
+                if self.cfg.gc_disable:
+                    gc.enable()
                 if self.cfg.gc_freeze:
                     gc.unfreeze()
                 if self.pool is not None:
                     self.pool.shutdown()
                 self.thread.close()
+        self._finish_injections()
         return start

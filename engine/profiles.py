@@ -19,14 +19,18 @@ class Profile:
     overload_seeds: tuple           # the overload sidebar may use fewer seeds
     calibration: str                # "checked" (short baseline runs confirm the regime) or "capacity"
     rungs: tuple = tuple(RUNGS)
+    control_seeds: tuple = (1,)     # the instrument's controls (book/checking)
+    control_duration: float = 3.0
     minutes_2core: str = ""         # rough wall time from an empty cache on a 2-core machine
 
 
 PROFILES = {
     "article": Profile("article", seeds=(1, 2, 3, 4, 5), duration=60.0, overload_seeds=(1, 2, 3),
-                       calibration="checked", minutes_2core="about 75"),
+                       calibration="checked", minutes_2core="about 80",
+                       control_seeds=(1, 2, 3), control_duration=20.0),
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
-                     calibration="capacity", minutes_2core="about 10"),
+                     calibration="capacity", minutes_2core="about 11",
+                     control_seeds=(1,), control_duration=10.0),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
                      calibration="capacity", minutes_2core="about 2"),
 }

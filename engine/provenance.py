@@ -64,3 +64,25 @@ def provenance() -> dict:
         "git_commit": git_commit(),
         "threads": {k: os.environ.get(k) for k in THREAD_VARS},
     }
+
+
+CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def cpu_ticks() -> dict | None:
+    """The machine's CPU time by kind from /proc/stat, in seconds (None off Linux).
+    `steal` is time the hypervisor ran something else while a virtual CPU wanted to run."""
+    try:
+        with open("/proc/stat") as f:
+            values = f.readline().split()[1:1 + len(CPU_FIELDS)]
+    except OSError:
+        return None
+    hz = os.sysconf("SC_CLK_TCK")
+    return {k: int(v) / hz for k, v in zip(CPU_FIELDS, values)}
+
+
+def cpu_time_during(before: dict | None, after: dict | None) -> dict | None:
+    """CPU seconds by kind between two cpu_ticks() readings, summed over all CPUs."""
+    if before is None or after is None:
+        return None
+    return {k: round(after[k] - before[k], 3) for k in before}

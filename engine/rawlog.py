@@ -6,7 +6,15 @@ Extra arrays, one row per row of `segs`:
   seg_detail  finer segment kind (engine.segments.DETAIL_NAMES)
   seg_cpu     the engine thread's CPU time at the segment's start and end (s since start)
   seg_runq    its cumulative run-queue wait at start and end (s since start; NaN if
-              the OS does not say)
+              the OS does not say). Read only after a segment that lost CPU time,
+              so the start is the step's or an earlier segment's reading.
+  seg_work    items the segment processed (requests tokenized, swapped in or evicted,
+              prefill tokens, decode rows); 0 means it only did bookkeeping
+One row per row of `steps`:
+  step_cpu, step_runq   the same clocks at the step's start and end
+And one row per injected stall (positive controls, engine.config.INJECTION_KINDS):
+  injections  (kind, step, start, end, injected ms, request or -1)
+Clocks are NaN when the run tagged wall time only (Config.thread_clocks False).
 """
 from __future__ import annotations
 
@@ -29,6 +37,9 @@ def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
     clocks = np.array(eng.seg_clocks, dtype=np.float64).reshape(-1, 4)
     seg_cpu = clocks[:, :2] - eng.cpu_origin          # thread CPU seconds since start
     seg_runq = clocks[:, 2:] - eng.runq_origin        # run-queue wait seconds since start
+    sclocks = np.array(eng.step_clocks, dtype=np.float64).reshape(-1, 4)
+    inj = np.array(eng.injected, dtype=np.float64).reshape(-1, 6)
+    inj[:, 2:4] -= o
     gcs = np.array([(a - o, b - o, g) for a, b, g in eng.gc.pauses], dtype=np.float64).reshape(-1, 3)
     emis = np.array([(r.rid, t - o, k) for r in eng.done for t, k in zip(r.emit_t, r.emit_step)],
                     dtype=np.float64).reshape(-1, 3)
@@ -38,7 +49,10 @@ def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
                     dtype=np.float64).reshape(-1, 5)
     return {"steps": steps, "segs": segs, "gcs": gcs, "emissions": emis, "evictions": evs,
             "requests": reqs, "trace": np.asarray(trace_rows, dtype=np.float64).reshape(-1, 4),
-            "seg_detail": detail, "seg_cpu": seg_cpu, "seg_runq": seg_runq}
+            "seg_detail": detail, "seg_cpu": seg_cpu, "seg_runq": seg_runq,
+            "seg_work": np.array(eng.seg_work, dtype=np.int64),
+            "step_cpu": sclocks[:, :2] - eng.cpu_origin, "step_runq": sclocks[:, 2:] - eng.runq_origin,
+            "injections": inj}
 
 
 def write_atomic(path: Path, arrays: dict, wall: float, config: dict, provenance: dict) -> Path:

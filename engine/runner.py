@@ -11,6 +11,7 @@ from pathlib import Path
 from . import cache
 from .config import Config, rung_config
 from .profiles import OVERLOAD_FACTOR, Profile, get_profile
+from .workload import Workload
 
 REPO = cache.REPO
 STARTUP_S = 4.0          # per-run start-up (tokenizer, heap, model) for the time-left estimate
@@ -36,7 +37,8 @@ class RunSpec:
     duration: float
     rate: float
     rate_info: dict = field(default_factory=dict, compare=False, hash=False)
-    group: str = "ladder"            # "ladder" or "overload": which sidebar a run belongs to
+    group: str = "ladder"            # "ladder", "overload" or "controls": which part of the book
+    workload: Workload = Workload()
 
     @property
     def rung(self) -> str:
@@ -44,9 +46,11 @@ class RunSpec:
 
     @property
     def path(self) -> Path:
-        return cache.run_path(self.config, self.seed, self.duration, self.rate)
+        return cache.run_path(self.config, self.seed, self.duration, self.rate, self.workload)
 
     def expected_seconds(self) -> float:
+        if self.workload.burst:             # a burst runs until its requests finish
+            return 3.0 + STARTUP_S
         return self.duration * (1.6 if self.group == "overload" else 1.15) + STARTUP_S
 
 
@@ -67,7 +71,8 @@ def execute_spec(spec: RunSpec) -> Path:
     cache.ensure_writable(path.parent)
     cmd = [sys.executable, "-m", "engine", "run", "--config-json", json.dumps(spec.config.to_dict()),
            "--seed", str(spec.seed), "--duration", repr(float(spec.duration)),
-           "--rate", repr(float(spec.rate)), "--rate-info", json.dumps(spec.rate_info)]
+           "--rate", repr(float(spec.rate)), "--rate-info", json.dumps(spec.rate_info),
+           "--workload-json", json.dumps(spec.workload.to_dict())]
     proc = subprocess.run(cmd, env=child_env(), cwd=REPO, capture_output=True, text=True)
     if proc.returncode != 0 or not path.exists():
         raise RuntimeError(f"run {spec.rung!r} seed {spec.seed} failed (exit {proc.returncode}):\n"
@@ -126,10 +131,29 @@ def profile_specs(profile: str | Profile | None = None, overload: bool = False, 
             for c in configs for s in seeds]
 
 
-def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
-    """Every run a profile's book needs (main ladder, then overload sidebar)."""
+def control_specs(profile: str | Profile | None = None, seeds=None, duration: float | None = None,
+                  rate: float | None = None) -> list[RunSpec]:
+    """The instrument's control runs (engine/controls.py) at the profile's rate, plus the
+    tagging-overhead pair, for each control seed."""
+    from .controls import CONTROLS, overhead_configs
     prof = get_profile(profile)
-    specs = profile_specs(prof) + profile_specs(prof, overload=True)
+    seeds = tuple(seeds) if seeds is not None else prof.control_seeds
+    duration = float(duration if duration is not None else prof.control_duration)
+    for s in seeds:
+        validate(s, duration, rate)
+    if rate is None:
+        from .calibrate import calibrated_rate
+        rate, info = calibrated_rate(prof.calibration)
+    else:
+        info = {"rate": float(rate), "source": "given"}
+    runs = [(c.config, c.workload) for c in CONTROLS] + [(c, Workload()) for c in overhead_configs()]
+    return [RunSpec(cfg, int(s), duration, round(float(rate), 6), info, "controls", wl)
+            for s in seeds for cfg, wl in runs]
+
+
+def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
+    """Every run a profile's book needs (main ladder, overload sidebar, then the controls)."""
+    prof = get_profile(profile)
+    specs = profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
     ensure_runs(specs, progress=progress, label=f"profile {prof.name}")
-    return {"ladder": [s for s in specs if s.group == "ladder"],
-            "overload": [s for s in specs if s.group == "overload"]}
+    return {group: [s for s in specs if s.group == group] for group in ("ladder", "overload", "controls")}

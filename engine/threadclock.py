@@ -2,8 +2,9 @@
 
 Wall time minus thread CPU time inside a segment is time the thread was off the CPU;
 Linux also tells how much of that it spent runnable but waiting on the run queue
-(/proc/thread-self/schedstat, second field, ns). Both reads cost about a microsecond,
-so they are taken outside each segment's wall window and leave its meaning unchanged.
+(/proc/thread-self/schedstat, second field, ns). On this project's machine the CPU
+clock costs about 0.9 us a read and the run-queue file about 1.9 us, so both are read
+outside each segment's wall window, and the run queue only when it can have changed.
 """
 from __future__ import annotations
 

@@ -29,6 +29,18 @@ class Workload:
     out_min: int = 16
     out_cap: int = 1000
     startup_objects: int = 400_000      # long-lived heap a real server drags around
+    burst: int = 0                      # > 0: exactly this many requests, all at t = 0 (a control)
+
+    def __post_init__(self):
+        if int(self.burst) != self.burst or self.burst < 0:
+            raise ValueError(f"burst must be a request count >= 0, got {self.burst!r}")
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Workload":
+        known = set(cls.__dataclass_fields__)
+        if set(d) - known:
+            raise ValueError(f"unknown Workload fields: {sorted(set(d) - known)}")
+        return cls(**{**d, **({"doc_chars": tuple(d["doc_chars"])} if "doc_chars" in d else {})})
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -61,6 +73,7 @@ class Request:
     blocks: int = 0                     # KV blocks held in the pool
     first_token_t: float | None = None
     evictions: list = field(default_factory=list)   # [evicted_t, readmitted_t or None]
+    held_until: float = 0.0             # a forced preemption keeps it out until then
 
 
 def arrival_times(seed: int, duration: float, rate: float, wl: Workload = Workload()) -> np.ndarray:
@@ -91,7 +104,7 @@ def request_contents(seed: int, n: int, wl: Workload = Workload()):
 
 
 def make_trace(seed: int, duration: float, rate: float, wl: Workload = Workload()) -> list[Request]:
-    times = arrival_times(seed, duration, rate, wl)
+    times = np.zeros(wl.burst) if wl.burst else arrival_times(seed, duration, rate, wl)
     return [Request(rid=i, arrival=float(t), text=text, max_new=max_new, is_document=doc)
             for i, (t, (text, max_new, doc)) in enumerate(zip(times, request_contents(seed, len(times), wl)))]
 

@@ -42,3 +42,20 @@ def pressured_log(run_cache) -> Path:
     proc = engine_cli("run", "--config-json", PRESSURED, "--seed", "1", "--duration", "4", "--rate", "16",
                       cache_dir=run_cache)
     return Path(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def control_logs(run_cache) -> dict:
+    """The instrument's control runs (engine/controls.py) at smoke size: config name -> log."""
+    from engine import cache, runner
+    old = os.environ.get(cache.CACHE_ENV)
+    os.environ[cache.CACHE_ENV] = str(run_cache)
+    try:
+        specs = runner.control_specs("smoke", seeds=[1], duration=3.0, rate=14.0)
+        runner.ensure_runs(specs, progress=False)
+        return {s.rung: s.path for s in specs}
+    finally:
+        if old is None:
+            os.environ.pop(cache.CACHE_ENV, None)
+        else:
+            os.environ[cache.CACHE_ENV] = old

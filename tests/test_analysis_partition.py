@@ -148,7 +148,7 @@ GOOD = [step(0.000, 0.010, [("decode", 0.000, 0.010)]),
     (lambda: partition_run(runlog_from_steps(GOOD, emissions=[(0, 0.0), (0, 0.02)]), scheme="v2"),
      "valid schemes"),
     (lambda: analysis.summarize(runlog_from_steps(GOOD, emissions=[(0, 0.0), (0, 0.02)]),
-                                scheme="refined"), "valid schemes"),
+                                scheme="finer"), "valid schemes"),
 ])
 def test_input_that_breaks_the_model_is_refused(make, message):
     with pytest.raises(ValueError, match=message):

@@ -1,0 +1,110 @@
+"""What the refined scheme's extra clock reads cost the engine, per step.
+
+Two estimates, side by side. Direct: the reads a step makes (counted from the log)
+times what one read costs (timed here). Observed: the median time of like steps (a
+pure decode at one padded size, no other work) in runs with the thread clocks on,
+against runs tagged like the article (wall clock only) of the same seeds. Both are
+set against the median step and against the median step as a token sees it (each
+step counted once per token it emitted): small batches make many short steps, so the
+two medians can differ several-fold.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .rawlog import RunLog
+from .wholerun import as_log
+
+MS = 1e3
+
+
+def read_cost_us(n: int = 100_000) -> dict:
+    """Microseconds per read of the thread CPU clock and of the run-queue file."""
+    from engine.threadclock import ThreadClock
+    clock = ThreadClock()
+    clock.open()
+    try:
+        out = {}
+        for name, read in (("cpu", time.thread_time), ("runq", clock.runq_s), ("wall", time.perf_counter)):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                read()
+            out[name] = (time.perf_counter() - t0) / n * 1e6
+        return out
+    finally:
+        clock.close()
+
+
+def reads_per_step(log: RunLog) -> dict:
+    """Mean extra reads per step: two CPU reads per segment and per step, two run-queue
+    reads per step, and one more after each segment that lost CPU time."""
+    n_steps = max(len(log.steps), 1)
+    cpu = (2 * len(log.segs) + 2 * len(log.steps)) / n_steps
+    rq = np.asarray(log.extras.get("seg_runq", np.zeros((0, 2))), dtype=float)
+    extra_rq = int(np.count_nonzero(rq[:, 1] != rq[:, 0])) if len(rq) else 0
+    return {"cpu": cpu, "runq": (2 * len(log.steps) + extra_rq) / n_steps}
+
+
+def _like(log: RunLog) -> np.ndarray:
+    """Steps that only decoded on the captured path: no prefill, swap, eviction or tokenizing."""
+    st = log.steps
+    busy = np.zeros(len(st), bool)
+    seg_step = log.segs[:, 0].astype(np.intp)
+    work = np.asarray(log.extras.get("seg_work", np.ones(len(log.segs))))
+    busy[seg_step[(log.segs[:, 1] != 3) & (work > 0)]] = True
+    return (st[:, 4] > 0) & (st[:, 3] == 0) & (st[:, 5] == 0) & (st[:, 6] == 0) & ~busy
+
+
+def like_size(log_or_path) -> int:
+    """The padded size most like steps ran at (the fairest size to compare)."""
+    log = as_log(log_or_path)
+    sizes = log.steps[_like(log), 4].astype(int)
+    return int(np.bincount(sizes).argmax()) if len(sizes) else 0
+
+
+def like_steps_ms(log_or_path, size: int) -> np.ndarray:
+    """Durations (ms) of steps that only decoded, at padded size ``size``."""
+    log = as_log(log_or_path)
+    st = log.steps
+    like = _like(log) & (st[:, 4] == size)
+    return (st[like, 1] - st[like, 0]) * MS
+
+
+def token_weighted_median_ms(log: RunLog) -> float:
+    """Median step time as a token sees it: each step counted once per token it emitted."""
+    st = log.steps
+    d = (st[:, 1] - st[:, 0]) * MS
+    n = st[:, 2].astype(int)
+    order = np.argsort(d)
+    cum = np.cumsum(n[order])
+    return float(d[order][np.searchsorted(cum, cum[-1] / 2)]) if len(cum) and cum[-1] else float("nan")
+
+
+def overhead_table(pairs, costs: dict | None = None) -> pd.DataFrame:
+    """One row per seed: like steps (pure decode at the most common padded size) and their
+    median ms with article and full tagging, the observed difference, and the direct
+    estimate as a share of the median step and of the median step a token sees."""
+    costs = costs or read_cost_us()
+    rows = []
+    for seed, article_path, full_path in pairs:
+        art, full = as_log(article_path), as_log(full_path)
+        size = like_size(art)
+        a_ms, f_ms = like_steps_ms(art, size), like_steps_ms(full, size)
+        step_ms = float(np.median((full.steps[:, 1] - full.steps[:, 0]) * MS))
+        token_ms = token_weighted_median_ms(full)
+        reads = reads_per_step(full)
+        direct_us = reads["cpu"] * costs["cpu"] + reads["runq"] * costs["runq"]
+        observed = float(np.median(f_ms) / np.median(a_ms) - 1) if len(a_ms) and len(f_ms) else float("nan")
+        rows.append({"seed": seed, "like size": size,
+                     "like steps (article tags)": len(a_ms), "like steps (full)": len(f_ms),
+                     "median like step, article tags ms": float(np.median(a_ms)) if len(a_ms) else float("nan"),
+                     "median like step, full ms": float(np.median(f_ms)) if len(f_ms) else float("nan"),
+                     "observed overhead": observed,
+                     "median step ms": step_ms, "median step per token ms": token_ms,
+                     "reads per step": reads["cpu"] + reads["runq"], "direct us per step": direct_us,
+                     "direct overhead": direct_us / 1e3 / step_ms,
+                     "direct overhead per token": direct_us / 1e3 / token_ms})
+    return pd.DataFrame(rows).set_index("seed")

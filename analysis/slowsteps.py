@@ -1,0 +1,157 @@
+"""The article's sixth pile: decode steps that ran several times slower than their
+batch size predicts, with no tag to explain them.
+
+For every captured decode step, the GC-free decode time is set against the captured-
+path fit (baseline.py). A step at least ``factor`` times the fit is *slow*; its excess
+(actual minus predicted) is split by the thread clocks of its decode segment into time
+off the CPU (wall minus CPU time), of which the run-queue wait is the part spent
+runnable but not running, and time on the CPU. A slow step is *descheduled* when at
+least half its excess was off the CPU.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .labels import ARTICLE, SEGMENT_KINDS
+from .rawlog import RunLog
+from .threadtime import segment_offcpu_s
+from .timeline import MS, EngineTimeline, coverage_s
+from .wholerun import as_log
+
+SLOW_FACTOR = 5.0
+DECODE = SEGMENT_KINDS.index("decode")
+
+
+def decode_steps(log_or_path) -> pd.DataFrame:
+    """One row per captured decode step: step, t (s), padded size, decode_ms (GC-free),
+    predicted_ms, ratio, offcpu_ms, runq_ms, and the step's gc_ms inside the segment."""
+    log: RunLog = as_log(log_or_path)
+    tl = EngineTimeline.from_log(log, ARTICLE)
+    segs, steps, gcs = log.segs, log.steps, log.gcs
+    dec = np.flatnonzero(segs[:, 1] == DECODE)
+    step = segs[dec, 0].astype(np.intp)
+    size = steps[step, 4]
+    keep = size > 0
+    dec, step, size = dec[keep], step[keep], size[keep]
+    a, b = segs[dec, 2], segs[dec, 3]
+    gc_ms = (coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a)) * MS
+    decode_ms = tl.step_decode_ms[step]
+    predicted = tl.baseline.ms_at(size) if tl.baseline is not None else np.full(len(step), np.nan)
+    off = np.clip(segment_offcpu_s(log)[dec], 0.0, None) * MS
+    runq = np.full(len(dec), np.nan)
+    if "seg_runq" in log.extras:
+        rq = np.asarray(log.extras["seg_runq"], dtype=float)[dec]
+        runq = np.clip(rq[:, 1] - rq[:, 0], 0.0, None) * MS
+    return pd.DataFrame({"step": step, "t": a, "size": size.astype(int), "decode_ms": decode_ms,
+                         "predicted_ms": predicted, "ratio": decode_ms / predicted,
+                         "offcpu_ms": off, "runq_ms": runq, "gc_ms": gc_ms})
+
+
+def slow_steps(log_or_path, factor: float = SLOW_FACTOR) -> pd.DataFrame:
+    """The slow captured decode steps, with excess_ms, its off-CPU and on-CPU parts."""
+    d = decode_steps(log_or_path)
+    slow = d[d["ratio"] >= factor].copy()
+    slow["excess_ms"] = slow["decode_ms"] - slow["predicted_ms"]
+    slow["excess_offcpu_ms"] = np.minimum(slow["offcpu_ms"], slow["excess_ms"])
+    slow["excess_oncpu_ms"] = slow["excess_ms"] - slow["excess_offcpu_ms"]
+    slow["descheduled"] = slow["excess_offcpu_ms"] >= 0.5 * slow["excess_ms"]
+    return slow
+
+
+def sixth_pile(paths, factor: float = SLOW_FACTOR) -> dict:
+    """Across runs: how many captured steps, how many slow, and where their excess went."""
+    frames = [decode_steps(p).assign(run=i) for i, p in enumerate(paths)]
+    d = pd.concat(frames, ignore_index=True)
+    slow = pd.concat([slow_steps(p, factor).assign(run=i) for i, p in enumerate(paths)], ignore_index=True)
+    excess = float(slow["excess_ms"].sum())
+    off = float(slow["excess_offcpu_ms"].sum())
+    runq = float(np.minimum(slow["runq_ms"], slow["excess_offcpu_ms"]).sum())
+    normal = d[d["ratio"] < factor]
+    return {
+        "factor": factor, "runs": len(frames), "captured_steps": int(len(d)), "slow_steps": int(len(slow)),
+        "slow_per_10k": 1e4 * len(slow) / max(len(d), 1),
+        "descheduled": int(slow["descheduled"].sum()),
+        "excess_ms": excess,
+        "offcpu_share": off / excess if excess > 0 else float("nan"),
+        "runq_share_of_offcpu": runq / off if off > 0 else float("nan"),
+        "oncpu_share": 1 - off / excess if excess > 0 else float("nan"),
+        "slow_median_ms": float(slow["decode_ms"].median()) if len(slow) else float("nan"),
+        "slow_median_ratio": float(slow["ratio"].median()) if len(slow) else float("nan"),
+        "normal_offcpu_median_us": float(normal["offcpu_ms"].median() * 1e3) if len(normal) else float("nan"),
+        "steps_with_offcpu_over_1ms": int((d["offcpu_ms"] > 1.0).sum()),
+    }
+
+
+def clean_tail_under_refined(paths) -> pd.Series:
+    """The article scheme's unexplained tail gaps (p99 and up, primary cause 'clean'),
+    counted by the primary cause the refined scheme gives the same gaps."""
+    from .wholerun import partition_run
+    total = pd.Series(dtype=float)
+    for p in paths:
+        log = as_log(p)
+        art, ref = partition_run(log, "article"), partition_run(log, "refined")
+        gap = art["gap_ms"].to_numpy()
+        clean = (gap >= np.percentile(gap, 99)) & (art["cause"].astype(str) == "clean").to_numpy()
+        total = total.add(ref.loc[clean, "cause"].astype(str).value_counts(), fill_value=0)
+    return total.sort_values(ascending=False).astype(int)
+
+
+def machine_steal(paths) -> dict:
+    """The hypervisor's steal time while the runs ran (from each log's provenance),
+    as seconds and as a share of all the machine's CPU time."""
+    steal = total = 0.0
+    for p in paths:
+        during = as_log(p).provenance.get("machine_cpu_s_during_run") or {}
+        steal += during.get("steal", 0.0)
+        total += sum(during.values())
+    return {"steal_s": steal, "cpu_s": total, "steal_share": steal / total if total else float("nan")}
+
+
+def answer(pile: dict) -> dict:
+    """Words for what the slow steps were, decided by the numbers (no threshold hidden
+    in prose): where most of their excess went, and if off the CPU, how it was lost."""
+    off = pile["offcpu_share"]
+    if not pile["slow_steps"] or not np.isfinite(off):
+        return {"where": "absent: no captured decode step was that slow", "how": ""}
+    if off < 0.5:
+        return {"where": "mostly on the CPU: the thread kept running and the work itself took longer",
+                "how": ""}
+    rq = pile["runq_share_of_offcpu"]
+    if np.isfinite(rq) and rq >= 0.5:
+        how = "mostly waiting on this machine's run queue behind another runnable thread"
+    else:
+        how = ("mostly neither running nor waiting on this machine's run queue, which for a "
+               "thread making no blocking call inside a decode is what the hypervisor taking "
+               "the virtual CPU away (steal) looks like from inside the guest")
+    return {"where": "mostly off the CPU: the engine thread was not running", "how": how}
+
+
+def steal_sentence(steal: dict) -> str:
+    """What the kernel's steal counter says about this machine, in words."""
+    if not np.isfinite(steal["steal_share"]):
+        return "The kernel's CPU accounting was not available for these runs."
+    if steal["steal_s"] <= 0:
+        return ("The kernel counted no steal time while these runs ran: whatever took the CPU "
+                "away was not the hypervisor, as far as this machine can tell.")
+    return (f"The kernel counted {steal['steal_s']:.1f} s of steal time while these runs ran, "
+            f"{100 * steal['steal_share']:.2f}% of all the machine's CPU time (/proc/stat, read by "
+            f"the engine before and after each run): this machine is virtual, and the hypervisor "
+            f"does take its CPUs away.")
+
+
+def clean_tail_time(paths) -> pd.Series:
+    """Where the time of the article scheme's unexplained tail gaps goes under the refined
+    scheme: share of their summed gap time by refined label."""
+    from .labels import get_scheme
+    from .wholerun import partition_run
+    labels = list(get_scheme("refined").labels)
+    sums, total = pd.Series(0.0, index=labels), 0.0
+    for p in paths:
+        log = as_log(p)
+        art, ref = partition_run(log, "article"), partition_run(log, "refined")
+        gap = art["gap_ms"].to_numpy()
+        clean = (gap >= np.percentile(gap, 99)) & (art["cause"].astype(str) == "clean").to_numpy()
+        sums += ref.loc[clean, labels].sum()
+        total += float(gap[clean].sum())
+    return sums / total if total else sums * np.nan
