@@ -104,6 +104,7 @@ def overhead_table(pairs, costs: dict | None = None) -> pd.DataFrame:
                      "median like step, full ms": float(np.median(f_ms)) if len(f_ms) else float("nan"),
                      "observed overhead": observed,
                      "median step ms": step_ms, "median step per token ms": token_ms,
+                     "steps decoding 2 or fewer": float(np.mean(full.steps[:, 2] <= 2)),
                      "reads per step": reads["cpu"] + reads["runq"], "direct us per step": direct_us,
                      "direct overhead": direct_us / 1e3 / step_ms,
                      "direct overhead per token": direct_us / 1e3 / token_ms})

@@ -111,19 +111,23 @@ def ensure_runs(specs: list[RunSpec], progress: bool = True, label: str = "runs"
     return [s.path for s in specs]
 
 
+def _checked_rate(prof: Profile, seeds, duration: float, rate: float | None) -> tuple[float, dict]:
+    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one."""
+    for s in seeds:
+        validate(s, duration, rate)
+    if rate is None:
+        from .calibrate import calibrated_rate
+        return calibrated_rate(prof.calibration)
+    return float(rate), {"rate": float(rate), "source": "given"}
+
+
 def profile_specs(profile: str | Profile | None = None, overload: bool = False, rungs=None, seeds=None,
                   duration: float | None = None, rate: float | None = None) -> list[RunSpec]:
     """The runs of a profile's main ladder (or its overload sidebar), overridable per argument."""
     prof = get_profile(profile)
     seeds = tuple(seeds) if seeds is not None else (prof.overload_seeds if overload else prof.seeds)
     duration = float(duration if duration is not None else prof.duration)
-    for s in seeds:
-        validate(s, duration, rate)
-    if rate is None:
-        from .calibrate import calibrated_rate
-        base, info = calibrated_rate(prof.calibration)
-    else:
-        base, info = float(rate), {"rate": float(rate), "source": "given"}
+    base, info = _checked_rate(prof, seeds, duration, rate)
     factor = OVERLOAD_FACTOR if overload else 1.0
     info = {**info, "factor": factor}
     configs = [resolve_config(r) for r in (rungs if rungs is not None else prof.rungs)]
@@ -139,13 +143,7 @@ def control_specs(profile: str | Profile | None = None, seeds=None, duration: fl
     prof = get_profile(profile)
     seeds = tuple(seeds) if seeds is not None else prof.control_seeds
     duration = float(duration if duration is not None else prof.control_duration)
-    for s in seeds:
-        validate(s, duration, rate)
-    if rate is None:
-        from .calibrate import calibrated_rate
-        rate, info = calibrated_rate(prof.calibration)
-    else:
-        info = {"rate": float(rate), "source": "given"}
+    rate, info = _checked_rate(prof, seeds, duration, rate)
     runs = [(c.config, c.workload) for c in CONTROLS] + [(c, Workload()) for c in overhead_configs()]
     return [RunSpec(cfg, int(s), duration, round(float(rate), 6), info, "controls", wl)
             for s in seeds for cfg, wl in runs]
