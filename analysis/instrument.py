@@ -23,6 +23,10 @@ KNOB_MEANING = {
     "gc_freeze": "gc.collect(); gc.freeze() once before serving",
     "async_tokenize": "tokenize in a worker process instead of on the engine loop",
     "compact_history": "per-token records in a flat array instead of Python objects",
+    "gc_disable": "a control: no automatic collection while serving",
+    "hold_decode": "a control: no decode while a prompt waits or is mid-prefill",
+    "thread_clocks": "read the thread's CPU and run-queue clocks beside the wall clock",
+    "injections": "positive controls: stalls of known size at chosen steps",
 }
 
 

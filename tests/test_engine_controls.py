@@ -72,3 +72,12 @@ def test_provenance_has_machine_cpu_accounting(control_logs):
     during = prov["machine_cpu_s_during_run"]
     assert set(during) >= {"user", "system", "idle", "steal"}
     assert during["user"] > 0
+
+
+def test_every_knob_is_explained_in_the_book():
+    import dataclasses
+
+    from analysis.instrument import knob_table
+    table = knob_table(Config())
+    assert set(table.index) == {f.name for f in dataclasses.fields(Config)} - {"name"}
+    assert (table["meaning"] != "").all(), table[table["meaning"] == ""]
