@@ -115,3 +115,28 @@ def test_scalar_partitioner_refuses_the_refined_scheme():
     from analysis import Partitioner
     with pytest.raises(ValueError, match="partition_run"):
         Partitioner([], scheme="refined")
+
+
+def test_slow_step_accounting_sees_the_hog(control_logs):
+    """Decode steps inside the hog's window lost CPU time, and the per-step split never
+    charges more off-CPU time than the decode's own wall time."""
+    from analysis.slowsteps import decode_steps
+    log = load(control_logs[POSITIVE[1].config.name])
+    inj = injections(log).iloc[0]
+    d = decode_steps(log)
+    assert (d["offcpu_ms"] <= d["decode_ms"] + d["gc_ms"] + 1e-6).all()
+    inside = d[(d["t"] >= inj["t0"]) & (d["t"] <= inj["t1"])]
+    assert inside["offcpu_ms"].sum() >= 0.3 * inj["injected_ms"]
+
+
+@pytest.mark.parametrize("off, runq, word", [
+    (0.8, 0.9, "run queue behind another runnable thread"),
+    (0.8, 0.1, "steal"),
+    (0.2, 0.0, "on the CPU"),
+])
+def test_sixth_pile_answer_follows_the_numbers(off, runq, word):
+    from analysis.slowsteps import answer
+    words = answer({"slow_steps": 10, "offcpu_share": off, "runq_share_of_offcpu": runq})
+    assert word in words["where"] + words["how"]
+    assert "absent" in answer({"slow_steps": 0, "offcpu_share": float("nan"),
+                               "runq_share_of_offcpu": float("nan")})["where"]
