@@ -12,21 +12,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from engine.config import INJECTION_KINDS as ENGINE_INJECTION_KINDS
+
 from .labels import get_scheme
 from .rawlog import RunLog
+from .threadtime import step_clock_ms
 from .wholerun import as_log, partition_run
 
-# engine.config.INJECTION_KINDS, in code order, with the label each must land in
+# the label each injected kind must land in; the log stores the kind as its position
+# in engine.config.INJECTION_KINDS
 INJECTION_LABEL = {"gc": "gc", "pause": "tok", "prefill": "prefill", "preempt": "preempt", "hog": "os"}
-INJECTION_KINDS = tuple(INJECTION_LABEL)
+INJECTION_KINDS = tuple(ENGINE_INJECTION_KINDS)
 NEGATIVE_BOUND = 1e-4       # at most 0.01% of all gap time
 POSITIVE_BOUND = {"hog": 0.90}
 DEFAULT_POSITIVE_BOUND = 0.95
 
 
-def charged_share(log_or_path, cause: str, scheme="refined", gaps: pd.DataFrame | None = None) -> float:
+def charged_share(log_or_path, cause: str, scheme="refined") -> float:
     """Fraction of all gap time the scheme charges to ``cause``."""
-    df = partition_run(as_log(log_or_path), scheme) if gaps is None else gaps
+    df = partition_run(as_log(log_or_path), scheme)
     return float(df[cause].sum() / df["gap_ms"].sum())
 
 
@@ -158,10 +162,8 @@ def hog_window(log_or_path) -> dict:
     t0, t1 = inj["t0"].iloc[0], inj["t1"].iloc[0]
     st = log.steps
     inside = (st[:, 0] >= t0) & (st[:, 1] <= t1)
-    cpu, rq = log.extras["step_cpu"][inside], log.extras["step_runq"][inside]
-    wall = float((st[inside, 1] - st[inside, 0]).sum()) * 1e3
-    off = wall - float((cpu[:, 1] - cpu[:, 0]).sum()) * 1e3
-    wait = float(np.nansum(rq[:, 1] - rq[:, 0])) * 1e3
+    wall_ms, off_ms, wait_ms = (x[inside] for x in step_clock_ms(log))
+    wall, off, wait = float(wall_ms.sum()), float(off_ms.sum()), float(np.nansum(wait_ms))
     return {"steps": int(inside.sum()), "wall_ms": wall, "offcpu_ms": off, "runq_ms": wait,
             "offcpu_share": off / wall if wall else float("nan"),
             "runq_share_of_offcpu": wait / off if off > 0 else float("nan")}

@@ -7,22 +7,17 @@ from matplotlib.figure import Figure
 from .controls import injections
 from .figures import COLOURS
 from .tables import LABEL_NAMES
+from .threadtime import step_clock_ms
 from .wholerun import as_log
-
-MS = 1e3
 
 
 def hog_figure(log_or_path) -> Figure:
     """Per step: wall time, and the part the engine thread spent off the CPU and waiting
     on the run queue, with the hog's window shaded."""
     log = as_log(log_or_path)
-    st = log.steps
-    t = st[:, 0]
-    wall = (st[:, 1] - st[:, 0]) * MS
-    cpu = np.asarray(log.extras["step_cpu"], dtype=float)
-    rq = np.asarray(log.extras["step_runq"], dtype=float)
-    off = np.clip(wall - (cpu[:, 1] - cpu[:, 0]) * MS, 0, None)
-    wait = np.clip((rq[:, 1] - rq[:, 0]) * MS, 0, None)
+    t = log.steps[:, 0]
+    wall, off, wait = step_clock_ms(log)
+    off, wait = np.clip(off, 0, None), np.clip(wait, 0, None)
     fig = Figure(figsize=(8, 3.4), layout="constrained")
     ax = fig.add_subplot()
     for _, inj in injections(log).iterrows():

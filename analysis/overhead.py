@@ -41,10 +41,11 @@ def read_cost_us(n: int = 100_000) -> dict:
 def reads_per_step(log: RunLog) -> dict:
     """Mean extra reads per step: two CPU reads per segment and per step, two run-queue
     reads per step, and one more after each segment that lost CPU time."""
+    from engine.loop import OFFCPU_READ_S     # the engine's own rule for the extra read
+    from .threadtime import segment_offcpu_s
     n_steps = max(len(log.steps), 1)
     cpu = (2 * len(log.segs) + 2 * len(log.steps)) / n_steps
-    rq = np.asarray(log.extras.get("seg_runq", np.zeros((0, 2))), dtype=float)
-    extra_rq = int(np.count_nonzero(rq[:, 1] != rq[:, 0])) if len(rq) else 0
+    extra_rq = int(np.count_nonzero(segment_offcpu_s(log) > OFFCPU_READ_S))
     return {"cpu": cpu, "runq": (2 * len(log.steps) + extra_rq) / n_steps}
 
 

@@ -48,9 +48,15 @@ def decode_steps(log_or_path) -> pd.DataFrame:
                          "offcpu_ms": off, "runq_ms": runq, "gc_ms": gc_ms})
 
 
-def slow_steps(log_or_path, factor: float = SLOW_FACTOR) -> pd.DataFrame:
-    """The slow captured decode steps, with excess_ms, its off-CPU and on-CPU parts."""
-    d = decode_steps(log_or_path)
+def decode_steps_of(paths) -> pd.DataFrame:
+    """decode_steps of several runs in one frame, with a ``run`` column (position in paths)."""
+    return pd.concat([decode_steps(p).assign(run=i) for i, p in enumerate(paths)], ignore_index=True)
+
+
+def slow_steps(steps, factor: float = SLOW_FACTOR) -> pd.DataFrame:
+    """The slow captured decode steps, with excess_ms, its off-CPU and on-CPU parts.
+    ``steps``: a decode_steps frame, or a raw log / path to make one from."""
+    d = steps if isinstance(steps, pd.DataFrame) else decode_steps(steps)
     slow = d[d["ratio"] >= factor].copy()
     slow["excess_ms"] = slow["decode_ms"] - slow["predicted_ms"]
     slow["excess_offcpu_ms"] = np.minimum(slow["offcpu_ms"], slow["excess_ms"])
@@ -59,17 +65,18 @@ def slow_steps(log_or_path, factor: float = SLOW_FACTOR) -> pd.DataFrame:
     return slow
 
 
-def sixth_pile(paths, factor: float = SLOW_FACTOR) -> dict:
-    """Across runs: how many captured steps, how many slow, and where their excess went."""
-    frames = [decode_steps(p).assign(run=i) for i, p in enumerate(paths)]
-    d = pd.concat(frames, ignore_index=True)
-    slow = pd.concat([slow_steps(p, factor).assign(run=i) for i, p in enumerate(paths)], ignore_index=True)
+def sixth_pile(steps: pd.DataFrame, factor: float = SLOW_FACTOR) -> dict:
+    """From decode_steps_of(paths): how many captured steps, how many slow, and where
+    their excess went."""
+    d = steps
+    slow = slow_steps(d, factor)
     excess = float(slow["excess_ms"].sum())
     off = float(slow["excess_offcpu_ms"].sum())
     runq = float(np.minimum(slow["runq_ms"], slow["excess_offcpu_ms"]).sum())
     normal = d[d["ratio"] < factor]
     return {
-        "factor": factor, "runs": len(frames), "captured_steps": int(len(d)), "slow_steps": int(len(slow)),
+        "factor": factor, "runs": int(d["run"].nunique()), "captured_steps": int(len(d)),
+        "slow_steps": int(len(slow)),
         "slow_per_10k": 1e4 * len(slow) / max(len(d), 1),
         "descheduled": int(slow["descheduled"].sum()),
         "excess_ms": excess,
@@ -83,18 +90,25 @@ def sixth_pile(paths, factor: float = SLOW_FACTOR) -> dict:
     }
 
 
-def clean_tail_under_refined(paths) -> pd.Series:
-    """The article scheme's unexplained tail gaps (p99 and up, primary cause 'clean'),
-    counted by the primary cause the refined scheme gives the same gaps."""
+def clean_tail(paths) -> tuple[pd.Series, pd.Series]:
+    """The article scheme's unexplained tail gaps (p99 and up, primary cause 'clean')
+    under the refined scheme: (how many get each refined primary cause, and the share
+    of their summed gap time by refined label)."""
+    from .labels import get_scheme
     from .wholerun import partition_run
-    total = pd.Series(dtype=float)
+    labels = list(get_scheme("refined").labels)
+    counts = pd.Series(dtype=float)
+    sums, total = pd.Series(0.0, index=labels), 0.0
     for p in paths:
         log = as_log(p)
         art, ref = partition_run(log, "article"), partition_run(log, "refined")
         gap = art["gap_ms"].to_numpy()
         clean = (gap >= np.percentile(gap, 99)) & (art["cause"].astype(str) == "clean").to_numpy()
-        total = total.add(ref.loc[clean, "cause"].astype(str).value_counts(), fill_value=0)
-    return total.sort_values(ascending=False).astype(int)
+        counts = counts.add(ref.loc[clean, "cause"].astype(str).value_counts(), fill_value=0)
+        sums += ref.loc[clean, labels].sum()
+        total += float(gap[clean].sum())
+    shares = sums / total if total else sums * np.nan
+    return counts.sort_values(ascending=False).astype(int), shares
 
 
 def machine_steal(paths) -> dict:
@@ -138,20 +152,3 @@ def steal_sentence(steal: dict) -> str:
             f"{100 * steal['steal_share']:.2f}% of all the machine's CPU time (/proc/stat, read by "
             f"the engine before and after each run): this machine is virtual, and the hypervisor "
             f"does take its CPUs away.")
-
-
-def clean_tail_time(paths) -> pd.Series:
-    """Where the time of the article scheme's unexplained tail gaps goes under the refined
-    scheme: share of their summed gap time by refined label."""
-    from .labels import get_scheme
-    from .wholerun import partition_run
-    labels = list(get_scheme("refined").labels)
-    sums, total = pd.Series(0.0, index=labels), 0.0
-    for p in paths:
-        log = as_log(p)
-        art, ref = partition_run(log, "article"), partition_run(log, "refined")
-        gap = art["gap_ms"].to_numpy()
-        clean = (gap >= np.percentile(gap, 99)) & (art["cause"].astype(str) == "clean").to_numpy()
-        sums += ref.loc[clean, labels].sum()
-        total += float(gap[clean].sum())
-    return sums / total if total else sums * np.nan

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from .labels import CAUSES, CLEAN, LABELS
+from .labels import CAUSES, CLEAN, LABELS, get_scheme
 
 LADDER_METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max")
 METRIC_NAMES = {"itl_p50": "p50", "itl_p90": "p90", "itl_p99": "p99", "itl_p999": "p99.9",
@@ -127,7 +127,6 @@ def scheme_tail_table(by_scheme: dict, order: Sequence[str] | None = None, stat:
     """Tail-time share by label under several schemes: ``by_scheme`` maps a scheme name
     to its run summaries. Rows: every label of every scheme (in first-seen order);
     columns: (rung, scheme). A label a scheme does not have is left empty."""
-    from .labels import get_scheme
     labels = list(dict.fromkeys(lab for name in by_scheme for lab in get_scheme(name).labels))
     parts = {}
     for name, summaries in by_scheme.items():

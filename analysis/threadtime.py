@@ -60,6 +60,16 @@ def _clock_pairs(log: RunLog, name: str, rows: int) -> np.ndarray | None:
     return x
 
 
+def step_clock_ms(log: RunLog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per step: wall ms, ms off the CPU (wall minus thread CPU) and ms waited on the
+    run queue, unclipped (NaN where the run did not record them)."""
+    require(log, "step_cpu", "step_runq")
+    cpu = _clock_pairs(log, "step_cpu", len(log.steps))
+    rq = _clock_pairs(log, "step_runq", len(log.steps))
+    wall = (log.steps[:, 1] - log.steps[:, 0]) * 1e3
+    return wall, wall - (cpu[:, 1] - cpu[:, 0]) * 1e3, (rq[:, 1] - rq[:, 0]) * 1e3
+
+
 def segment_offcpu_s(log: RunLog) -> np.ndarray:
     """Seconds each segment's thread spent off the CPU (0 where clocks are missing)."""
     require(log, "seg_cpu")
