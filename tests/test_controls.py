@@ -118,15 +118,19 @@ def test_scalar_partitioner_refuses_the_refined_scheme():
 
 
 def test_slow_step_accounting_sees_the_hog(control_logs):
-    """Decode steps inside the hog's window lost CPU time, and the per-step split never
-    charges more off-CPU time than the decode's own wall time."""
+    """Decode steps inside the hog's window lose CPU time that steps outside it do not,
+    and the per-step split never charges more off-CPU time than the decode's own wall
+    time. (How much of the hog lands in decode segments rather than the rest of the
+    step varies run to run; all of it landing in `os` is test_cpu_hog_lands_in_os.)"""
     from analysis.slowsteps import decode_steps
     log = load(control_logs[POSITIVE[1].config.name])
     inj = injections(log).iloc[0]
     d = decode_steps(log)
     assert (d["offcpu_ms"] <= d["decode_ms"] + d["gc_ms"] + 1e-6).all()
-    inside = d[(d["t"] >= inj["t0"]) & (d["t"] <= inj["t1"])]
-    assert inside["offcpu_ms"].sum() >= 0.3 * inj["injected_ms"]
+    during = (d["t"] >= inj["t0"]) & (d["t"] <= inj["t1"])
+    inside, outside = d.loc[during, "offcpu_ms"], d.loc[~during, "offcpu_ms"]
+    assert inside.sum() > 0
+    assert inside.mean() > 10 * outside.mean()
 
 
 @pytest.mark.parametrize("off, runq, word", [
