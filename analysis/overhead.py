@@ -39,14 +39,14 @@ def read_cost_us(n: int = 100_000) -> dict:
 
 
 def reads_per_step(log: RunLog) -> dict:
-    """Mean extra reads per step: two CPU reads per segment and per step, two run-queue
-    reads per step, and one more after each segment that lost CPU time."""
-    from engine.loop import OFFCPU_READ_S     # the engine's own rule for the extra read
-    from .threadtime import segment_offcpu_s
+    """Mean thread-clock reads per step: the CPU clock at each step's start and end and
+    after each segment the engine read it for; the run-queue reads the engine counted."""
+    from .threadtime import require
+    require(log, "seg_cpu_end", "runq_reads")
     n_steps = max(len(log.steps), 1)
-    cpu = (2 * len(log.segs) + 2 * len(log.steps)) / n_steps
-    extra_rq = int(np.count_nonzero(segment_offcpu_s(log) > OFFCPU_READ_S))
-    return {"cpu": cpu, "runq": (2 * len(log.steps) + extra_rq) / n_steps}
+    seg_reads = int(np.isfinite(np.asarray(log.extras["seg_cpu_end"], dtype=float)).sum())
+    return {"cpu": (2 * len(log.steps) + seg_reads) / n_steps,
+            "runq": int(log.extras["runq_reads"]) / n_steps}
 
 
 def _like(log: RunLog) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 A raw log is an ``.npz`` with the article engine's arrays, same names, columns,
 codes and units (seconds since engine start).  Our engine adds ``schema_version``
-(0-d int, 1) and ``provenance`` (0-d JSON string); the article's logs have neither
+(0-d int: 1, or 2 since the thread clocks are read per interval) and ``provenance`` (0-d JSON string); the article's logs have neither
 and are schema 0.  Any other array is kept, untouched, in ``RunLog.extras``.
 
 Everything downstream assumes the timeline is physically possible: steps in order
@@ -22,7 +22,7 @@ import numpy as np
 
 from .labels import GRAPH_EAGER, GRAPH_NONE, SEGMENT_KINDS
 
-SUPPORTED_SCHEMA_VERSIONS = (0, 1)
+SUPPORTED_SCHEMA_VERSIONS = (0, 1, 2)
 
 # Column layout of each 2-d array, in file order.
 COLUMNS: dict[str, tuple[str, ...]] = {

@@ -3,9 +3,9 @@ batch size predicts, with no tag to explain them.
 
 For every captured decode step, the GC-free decode time is set against the captured-
 path fit (baseline.py). A step at least ``factor`` times the fit is *slow*; its excess
-(actual minus predicted) is split by the thread clocks of its decode segment into time
-off the CPU (wall minus CPU time), of which the run-queue wait is the part spent
-runnable but not running, and time on the CPU. A slow step is *descheduled* when at
+(actual minus predicted) is split by the thread clocks around its decode segment
+(threadtime.segment_clock_s) into time off the CPU (wall minus CPU time), of which the
+run-queue wait is the part spent runnable but not running, and time on the CPU. A slow step is *descheduled* when at
 least half its excess was off the CPU.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pandas as pd
 
 from .labels import ARTICLE, SEGMENT_KINDS
 from .rawlog import RunLog
-from .threadtime import segment_offcpu_s
+from .threadtime import segment_clock_s
 from .timeline import MS, EngineTimeline, coverage_s
 from .wholerun import as_log
 
@@ -38,11 +38,8 @@ def decode_steps(log_or_path) -> pd.DataFrame:
     gc_ms = (coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a)) * MS
     decode_ms = tl.step_decode_ms[step]
     predicted = tl.baseline.ms_at(size) if tl.baseline is not None else np.full(len(step), np.nan)
-    off = np.clip(segment_offcpu_s(log)[dec], 0.0, None) * MS
-    runq = np.full(len(dec), np.nan)
-    if "seg_runq" in log.extras:
-        rq = np.asarray(log.extras["seg_runq"], dtype=float)[dec]
-        runq = np.clip(rq[:, 1] - rq[:, 0], 0.0, None) * MS
+    off_s, runq_s = segment_clock_s(log)
+    off, runq = off_s[dec] * MS, runq_s[dec] * MS
     return pd.DataFrame({"step": step, "t": a, "size": size.astype(int), "decode_ms": decode_ms,
                          "predicted_ms": predicted, "ratio": decode_ms / predicted,
                          "offcpu_ms": off, "runq_ms": runq, "gc_ms": gc_ms})

@@ -1,12 +1,19 @@
-"""What the raw log's extra arrays say about each segment and step (schema 1).
+"""What the raw log's extra arrays say about each segment and step (schema 2).
 
-`seg_cpu` and `step_cpu` hold the engine thread's CPU clock at each segment's and
-step's start and end. Wall time minus CPU time is time the thread was off the CPU:
-preempted by another thread, or blocked. The CPU clock is read just outside the wall
-window, so the estimate errs by the read itself (well under a microsecond) towards
-"on the CPU"; a negative difference is that error and counts as zero.
+The engine reads its thread's CPU clock at each step's start and end and right after
+every segment that processed something (`step_cpu`, `seg_cpu_end`), next to a wall
+clock. Those readings cut a step into *clock intervals*; in each, wall time minus CPU
+time is time the thread was off the CPU (preempted by another thread, or blocked) and
+the run-queue clock says how much of it the thread spent runnable. Where inside an
+interval that happened the log does not say, so it is spread evenly over the
+interval's GC-free time: a segment and the untagged moments around it that share an
+interval share its off-CPU rate. Every CPU reading sits just outside its wall reading,
+so an interval errs by about a read (well under a microsecond) towards "on the CPU";
+a negative difference is that error and counts as zero.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,7 +28,7 @@ def require(log: RunLog, *names: str) -> None:
     missing = [n for n in names if n not in log.extras]
     if missing:
         raise ValueError(f"{log.path}: the refined scheme needs the extra arrays {', '.join(missing)} "
-                         f"(raw logs of schema 1 from this project's engine); this log has "
+                         f"(raw logs of schema 2 from this project's engine); this log has "
                          f"{sorted(log.extras) or 'none'}")
 
 
@@ -51,12 +58,10 @@ def segment_work(log: RunLog) -> np.ndarray:
     return work
 
 
-def _clock_pairs(log: RunLog, name: str, rows: int) -> np.ndarray | None:
-    if name not in log.extras:
-        return None
+def _clocks(log: RunLog, name: str, shape: tuple) -> np.ndarray:
     x = np.asarray(log.extras[name], dtype=float)
-    if x.shape != (rows, 2):
-        raise ValueError(f"{log.path}: {name} must be ({rows}, 2), got {x.shape}")
+    if x.shape != shape:
+        raise ValueError(f"{log.path}: {name} must have shape {shape}, got {x.shape}")
     return x
 
 
@@ -64,45 +69,77 @@ def step_clock_ms(log: RunLog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per step: wall ms, ms off the CPU (wall minus thread CPU) and ms waited on the
     run queue, unclipped (NaN where the run did not record them)."""
     require(log, "step_cpu", "step_runq")
-    cpu = _clock_pairs(log, "step_cpu", len(log.steps))
-    rq = _clock_pairs(log, "step_runq", len(log.steps))
+    n = (len(log.steps), 2)
+    cpu, rq = _clocks(log, "step_cpu", n), _clocks(log, "step_runq", n)
     wall = (log.steps[:, 1] - log.steps[:, 0]) * 1e3
     return wall, wall - (cpu[:, 1] - cpu[:, 0]) * 1e3, (rq[:, 1] - rq[:, 0]) * 1e3
 
 
-def segment_offcpu_s(log: RunLog) -> np.ndarray:
-    """Seconds each segment's thread spent off the CPU (0 where clocks are missing)."""
-    require(log, "seg_cpu")
-    cpu = _clock_pairs(log, "seg_cpu", len(log.segs))
-    off = (log.segs[:, 3] - log.segs[:, 2]) - (cpu[:, 1] - cpu[:, 0])
-    return np.nan_to_num(off, nan=0.0)
+@dataclass(frozen=True)
+class ClockIntervals:
+    """The steps cut at every clock reading: [start, end) in wall seconds, sorted and
+    disjoint, each with the thread's CPU seconds, its seconds waited on the run queue
+    and the seconds of GC inside it."""
+
+    start: np.ndarray
+    end: np.ndarray
+    cpu_s: np.ndarray      # NaN where the run did not read the clocks
+    runq_s: np.ndarray     # NaN where the OS does not say
+    gc_s: np.ndarray
+
+    @property
+    def offcpu_s(self) -> np.ndarray:
+        """Wall minus CPU seconds, clipped at 0 (0 where the run did not read the clocks)."""
+        return np.clip(np.nan_to_num(self.end - self.start - self.cpu_s, nan=0.0), 0.0, None)
+
+    def offcpu_share(self) -> np.ndarray:
+        """Share of each interval's GC-free time the thread was off the CPU, in [0, 1]."""
+        return _share(self.offcpu_s, self.end - self.start - self.gc_s)
+
+    def runq_share(self) -> np.ndarray:
+        return _share(np.nan_to_num(self.runq_s, nan=0.0), self.end - self.start - self.gc_s)
+
+    def of(self, t_end: np.ndarray) -> np.ndarray:
+        """Index of the interval holding the span that ends at each t_end (a segment's end)."""
+        return np.searchsorted(self.end, t_end, side="left")
 
 
-def offcpu_shares(log: RunLog) -> tuple[np.ndarray, np.ndarray]:
-    """(per segment, per step) share of GC-free time the thread was off the CPU, in [0, 1].
+def clock_intervals(log: RunLog) -> ClockIntervals:
+    """Every step's readings in time order (start, each read segment's end, end), and
+    the intervals between consecutive readings of the same step."""
+    require(log, "seg_cpu_end", "seg_runq_end", "step_cpu", "step_runq")
+    steps, segs, gcs = log.steps, log.segs, log.gcs
+    n = len(steps)
+    s_cpu, s_rq = _clocks(log, "step_cpu", (n, 2)), _clocks(log, "step_runq", (n, 2))
+    g_cpu = _clocks(log, "seg_cpu_end", (len(segs),))
+    g_rq = _clocks(log, "seg_runq_end", (len(segs),))
+    read = np.isfinite(g_cpu)
+    idx = np.arange(n)
+    step = np.concatenate([idx, segs[read, 0].astype(np.intp), idx])
+    wall = np.concatenate([steps[:, 0], segs[read, 3], steps[:, 1]])
+    cpu = np.concatenate([s_cpu[:, 0], g_cpu[read], s_cpu[:, 1]])
+    rq = np.concatenate([s_rq[:, 0], g_rq[read], s_rq[:, 1]])
+    where = np.concatenate([np.zeros(n), np.ones(read.sum()), np.full(n, 2.0)])
+    order = np.lexsort((where, wall, step))      # by step, then time; a step's start first
+    step, wall, cpu, rq = step[order], wall[order], cpu[order], rq[order]
+    pair = step[1:] == step[:-1]                 # consecutive readings of one step
+    a, b = wall[:-1][pair], wall[1:][pair]
+    gc_s = coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a)
+    return ClockIntervals(a, b, (cpu[1:] - cpu[:-1])[pair], (rq[1:] - rq[:-1])[pair], gc_s)
 
-    A segment's off-CPU time is spread evenly over its GC-free part (the log does not
-    say when inside the segment it happened); a step's share applies to its untagged
-    part, the time between its segments. Steps without step_cpu get zero.
-    """
-    segs, steps, gcs = log.segs, log.steps, log.gcs
-    a, b = segs[:, 2], segs[:, 3]
-    gc_in_seg = coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a)
-    off = segment_offcpu_s(log)
-    seg_share = _share(off, (b - a) - gc_in_seg)
 
-    step_share = np.zeros(len(steps))
-    cpu = _clock_pairs(log, "step_cpu", len(steps))
-    if cpu is not None:
-        step_of = segs[:, 0].astype(np.intp)
-        n = len(steps)
-        wall = steps[:, 1] - steps[:, 0]
-        gc_in_step = coverage_s(gcs[:, 0], gcs[:, 1], steps[:, 1]) - coverage_s(gcs[:, 0], gcs[:, 1], steps[:, 0])
-        untagged = wall - np.bincount(step_of, weights=b - a, minlength=n)
-        untagged_gc = gc_in_step - np.bincount(step_of, weights=gc_in_seg, minlength=n)
-        untagged_off = (wall - (cpu[:, 1] - cpu[:, 0])) - np.bincount(step_of, weights=off, minlength=n)
-        step_share = _share(np.nan_to_num(untagged_off, nan=0.0), untagged - untagged_gc)
-    return seg_share, step_share
+def segment_gcfree_s(log: RunLog) -> np.ndarray:
+    gcs, a, b = log.gcs, log.segs[:, 2], log.segs[:, 3]
+    return (b - a) - (coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a))
+
+
+def segment_clock_s(log: RunLog) -> tuple[np.ndarray, np.ndarray]:
+    """(off the CPU, waited on the run queue) seconds of each segment: its GC-free time
+    times its interval's shares (0 where the run did not read the clocks)."""
+    iv = clock_intervals(log)
+    k = iv.of(log.segs[:, 3])
+    span = segment_gcfree_s(log)
+    return iv.offcpu_share()[k] * span, iv.runq_share()[k] * span
 
 
 def _share(off_s: np.ndarray, span_s: np.ndarray) -> np.ndarray:

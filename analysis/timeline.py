@@ -156,9 +156,9 @@ class EngineTimeline:
 
 
 def _refine(log, scheme: Scheme, seg_rate: np.ndarray, split: np.ndarray) -> list:
-    """The refined scheme's layers below GC: steps (their untagged time), then segments
+    """The refined scheme's layers below GC: the steps' untagged time, then segments
     labelled by their finer kind, bookkeeping when they processed nothing, and with
-    their off-CPU share moved to the off-CPU label."""
+    their clock interval's off-CPU share moved to the off-CPU label."""
     from . import threadtime
     labels, segs, steps = scheme.labels, log.segs, log.steps
     if scheme.detail_label is not None:
@@ -166,19 +166,27 @@ def _refine(log, scheme: Scheme, seg_rate: np.ndarray, split: np.ndarray) -> lis
         for code, name in enumerate(DETAIL_KINDS):
             cols = (fine == code) & ~split
             seg_rate[labels.index(scheme.detail_label[name]), cols] = 1.0
-    step_rate = np.zeros((len(labels), len(steps)))
     if scheme.bookkeeping:
         idle = (threadtime.segment_work(log) == 0) & ~split
         seg_rate[:, idle] = 0.0
         seg_rate[labels.index(scheme.bookkeeping), idle] = 1.0
-        step_rate[labels.index(scheme.bookkeeping)] = 1.0
+    # under the segments, each step's untagged time: whole steps, or with clocks the
+    # clock intervals that tile them, so each moment gets its own interval's share
+    under_a, under_b = steps[:, 0], steps[:, 1]
     if scheme.offcpu:
-        seg_off, step_off = threadtime.offcpu_shares(log)
+        iv = threadtime.clock_intervals(log)
+        share = iv.offcpu_share()
+        seg_off = share[iv.of(segs[:, 3])]
         seg_rate *= 1.0 - seg_off
         seg_rate[labels.index(scheme.offcpu)] += seg_off
-        step_rate *= 1.0 - step_off
-        step_rate[labels.index(scheme.offcpu)] += step_off
-    layers = [(segs[:, 2], segs[:, 3], seg_rate)]
+        under_a, under_b = iv.start, iv.end
+    under_rate = np.zeros((len(labels), len(under_a)))
     if scheme.bookkeeping:
-        layers.insert(0, (steps[:, 0], steps[:, 1], step_rate))
+        under_rate[labels.index(scheme.bookkeeping)] = 1.0
+    if scheme.offcpu:
+        under_rate *= 1.0 - share
+        under_rate[labels.index(scheme.offcpu)] += share
+    layers = [(segs[:, 2], segs[:, 3], seg_rate)]
+    if scheme.bookkeeping or scheme.offcpu:
+        layers.insert(0, (under_a, under_b, under_rate))
     return layers

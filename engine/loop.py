@@ -7,9 +7,11 @@ forward. Every segment of work is recorded as (step, code, detail, start, end), 
 GC pause by gc.callbacks, every eviction and readmission per request, and every token
 of a step shares one emission timestamp taken right after the decode forward returns.
 
-Beside the wall clock, each segment and step records the thread's CPU clock (and the
-run-queue wait when it can have changed), and what it processed; a config may inject
-stalls of known size at chosen steps (engine/controls.py, the positive controls).
+Beside the wall clock, the thread's CPU clock is read at each step's start and end and
+right after each segment that processed something (the run-queue clock only when the
+thread has lost CPU time since it was last read), and each segment records what it
+processed; a config may inject stalls of known size at chosen steps
+(engine/controls.py, the positive controls).
 """
 from __future__ import annotations
 
@@ -32,7 +34,9 @@ from .tokenizer import get_tokenizer, tokenize
 from .workload import Request
 
 clock = time.perf_counter
-OFFCPU_READ_S = 1e-6     # a segment that lost more CPU time than this reads the run queue
+OFFCPU_READ_S = 1e-6     # off-CPU time since the last run-queue read that makes it worth a new one
+NO_CLOCKS = (math.nan, math.nan)
+INJECTION_CODES = tuple(INJECTION_KINDS)   # the raw log's kind code is the position here
 
 
 def tokenize_truncated(text: str, max_len: int) -> list[int]:
@@ -53,8 +57,8 @@ class Engine:
         self.steps: list[tuple] = []       # (t0, t1, n_decode, n_prefill_tok, graph, preempted, swapped_in)
         self.segs: list[tuple] = []        # (step, code, detail, start, end)
         self.seg_work: list[int] = []      # per segment: items it processed (0: bookkeeping only)
-        self.seg_clocks: list[tuple] = []  # per segment: (cpu start, cpu end, runq start, runq end)
-        self.step_clocks: list[tuple] = [] # per step: the same four readings
+        self.seg_clocks: list[tuple] = []  # per segment: (cpu, runq) right after it closed, or NaN
+        self.step_clocks: list[tuple] = [] # per step: (cpu start, cpu end, runq start, runq end)
         self.injected: list[list] = []     # (kind code, step, start, end, injected ms, request)
         self._inject_at = {}
         for inj in cfg.injections:
@@ -62,7 +66,7 @@ class Engine:
         self._inject_heap = [[i] for inj in cfg.injections if inj.kind == "gc"
                              for i in range(int(inj.amount))]
         self.hog = None
-        self._runq = math.nan              # the latest run-queue reading of this step
+        self._mark = (0.0, 0.0, math.nan)  # (wall, cpu, runq) at the latest run-queue read
         self.thread = ThreadClock()
         self.gc = GCTimer()
         self.history = CompactHistory() if cfg.compact_history else ObjectHistory()
@@ -105,44 +109,46 @@ class Engine:
         self.swapped.append(r)
 
     # ------------------------------------------------------------------ tagging
-    def _open(self) -> tuple:
-        """CPU clock, then the wall clock: the extra read stays outside the segment."""
-        if not self.cfg.thread_clocks:
-            return clock(), math.nan
-        cpu = self.thread.cpu_s()
-        return clock(), cpu
-
-    def _clocks(self, opened: tuple, end: float) -> tuple:
-        """(cpu start, cpu end, runq start, runq end) of a segment that closed at `end`.
-
-        The run-queue file costs twice a CPU-clock read, so it is read only when the
-        segment lost CPU time (a thread that never left the CPU cannot have waited);
-        its start is then the previous reading, taken at the step's start or at an
-        earlier segment of the step.
-        """
-        if not self.cfg.thread_clocks:
-            return math.nan, math.nan, math.nan, math.nan
-        cpu = self.thread.cpu_s()
-        before = self._runq
-        if (end - opened[0]) - (cpu - opened[1]) > OFFCPU_READ_S:
-            self._runq = self.thread.runq_s()
-        return opened[1], cpu, before, self._runq
+    # The thread-clock reads are what the refined scheme costs the engine, so each is
+    # made only where it can say something: the CPU clock at a step's start and end and
+    # after a segment that did work (an empty segment's instant shares the next
+    # reading's interval), the run queue only when the thread has been off the CPU.
+    def _runq_at(self, wall: float, cpu: float) -> float:
+        """The run-queue clock now: read afresh only when the thread lost more than
+        OFFCPU_READ_S of CPU time since the last read (waiting runnable is time off the
+        CPU, so otherwise it cannot have moved by more than that)."""
+        w, c, rq = self._mark
+        if (wall - w) - (cpu - c) > OFFCPU_READ_S:
+            rq = self.thread.runq_s()
+            self._mark = (wall, cpu, rq)
+        return rq
 
     def _open_step(self) -> tuple:
-        """(wall, cpu, runq) at a step's start: run queue, then CPU, then wall clock."""
-        self._runq = self.thread.runq_s() if self.cfg.thread_clocks else math.nan
-        return (*self._open(), self._runq)
+        """(wall, cpu, runq) at a step's start; the CPU clock is read before the wall clock
+        so that read stays outside the step (a run-queue read, needed mostly after an idle
+        sleep, falls inside it)."""
+        if not self.cfg.thread_clocks:
+            return clock(), math.nan, math.nan
+        cpu = self.thread.cpu_s()
+        wall = clock()
+        return wall, cpu, self._runq_at(wall, cpu)
 
-    def _close(self, idx: int, code: int, detail: int, opened: tuple, work: int,
-               end: float | None = None) -> None:
-        b = clock() if end is None else end
-        self.segs.append((idx, code, detail, opened[0], b))
+    def _stamp(self, read: bool = True) -> tuple:
+        """(wall, cpu) at a segment's or step's end: the CPU clock right after the wall
+        clock, so the read stays outside the span and nothing else runs between them."""
+        b = clock()
+        return b, (self.thread.cpu_s() if read and self.cfg.thread_clocks else math.nan)
+
+    def _close(self, idx: int, code: int, detail: int, opened: float, work: int,
+               end: tuple | None = None) -> None:
+        b, cpu = self._stamp(work > 0) if end is None else end
+        self.segs.append((idx, code, detail, opened, b))
         self.seg_work.append(work)
-        self.seg_clocks.append(self._clocks(opened, b))
+        self.seg_clocks.append(NO_CLOCKS if cpu != cpu else (cpu, self._runq_at(b, cpu)))
 
     # ------------------------------------------------------------------ injections
     def _record(self, kind: str, idx: int, a: float, b: float, ms: float, rid: int = -1) -> list:
-        row = [list(INJECTION_KINDS).index(kind), idx, a, b, ms, rid]
+        row = [INJECTION_CODES.index(kind), idx, a, b, ms, rid]
         self.injected.append(row)
         return row
 
@@ -154,8 +160,8 @@ class Engine:
             b = clock()
             self._record("gc", idx, a, b, (b - a) * 1e3)
         elif inj.kind == "pause":
-            opened = self._open()
-            while clock() - opened[0] < inj.amount / 1e3:
+            opened = clock()
+            while clock() - opened < inj.amount / 1e3:
                 pass
             self._close(idx, S.TOK, S.D_TOK, opened, 1)
             a, b = self.segs[-1][3:]
@@ -163,7 +169,7 @@ class Engine:
         elif inj.kind == "prefill":
             n = int(inj.amount)
             kv = Model.new_kv(max(n, 1))
-            opened = self._open()
+            opened = clock()
             self.model.prefill_chunk(list(range(n)), kv, 0)
             self._close(idx, S.PREFILL, S.D_PREFILL, opened, n)
             a, b = self.segs[-1][3:]
@@ -187,7 +193,7 @@ class Engine:
         """Fill in what is known only later: a forced eviction's readmission, the hog's report."""
         everyone = self.done + self.running + self.swapped
         for row in self.injected:
-            kind = list(INJECTION_KINDS)[row[0]]
+            kind = INJECTION_CODES[row[0]]
             if kind == "preempt":
                 r = next(r for r in everyone if r.rid == row[5])
                 start = [e for e in r.evictions if e[0] == row[2]][0]
@@ -211,7 +217,7 @@ class Engine:
             if self.pool is not None:
                 self.pending.append((r, self.pool.submit(tokenize_truncated, r.text, cfg.max_model_len)))
             else:
-                opened = self._open()
+                opened = clock()
                 r.prompt = tokenize(r.text)[:cfg.max_model_len]
                 self._close(idx, S.TOK, S.D_TOK, opened, 1)
                 self.waiting.append(r)
@@ -230,7 +236,7 @@ class Engine:
             did_work = True
 
         # 2. swap-in: preempted requests come back first, when they fit with headroom
-        opened = self._open()
+        opened = clock()
         n_in = 0
         while self.swapped and len(self.running) < cfg.max_num_seqs:
             r = self.swapped[0]
@@ -249,7 +255,7 @@ class Engine:
 
         # 3. a KV slot for every decode; evict the newest running request when the pool is full
         decodes = [] if self._holding() else [r for r in self.running if r.computed >= len(r.prompt)]
-        opened = self._open()
+        opened = clock()
         n_out = 0
         for inj in self._inject_at.pop(("reserve", idx), ()):
             n_out += self._forced_preemption(idx, decodes, inj.amount)
@@ -289,7 +295,7 @@ class Engine:
             budget -= n
 
         # 5. prefill chunks
-        opened = self._open()
+        opened = clock()
         n_prefill = 0
         for r, n in chunks:
             self.model.prefill_chunk(r.prompt[r.computed:r.computed + n], r.kv, r.computed)
@@ -305,7 +311,7 @@ class Engine:
             tokens = [r.out[-1] if r.out else r.prompt[-1] for r in decodes]
             kvs = [r.kv for r in decodes]
             pos = [r.computed for r in decodes]
-            opened = self._open()
+            opened = clock()
             if i < len(cfg.capture_sizes):
                 graph = cfg.capture_sizes[i]
                 pad = graph - B                  # padded rows are real work, then discarded
@@ -314,8 +320,9 @@ class Engine:
             else:
                 graph = S.EAGER
                 out = self.model.decode_eager(tokens, kvs, pos)
-            now = clock()                        # the emission timestamp of every token of this step
-            self._close(idx, S.DECODE, S.D_DECODE, opened, B, end=now)
+            end = self._stamp()
+            now = end[0]                         # the emission timestamp of every token of this step
+            self._close(idx, S.DECODE, S.D_DECODE, opened, B, end=end)
             for r, tok in zip(decodes, out.tolist()):
                 r.computed += 1
                 r.out.append(tok)
@@ -330,10 +337,9 @@ class Engine:
                     self.done.append(r)
 
         if did_work or decodes or chunks or n_in or n_out:
-            t_end = clock()
+            t_end, cpu = self._stamp()
+            runq = self._runq_at(t_end, cpu) if cfg.thread_clocks else math.nan
             self.steps.append((t_start, t_end, len(decodes), n_prefill, graph, n_out, n_in))
-            cpu = self.thread.cpu_s() if cfg.thread_clocks else math.nan
-            runq = self.thread.runq_s() if cfg.thread_clocks else math.nan
             self.step_clocks.append((opened_step[1], cpu, opened_step[2], runq))
         else:                                    # an idle spin: drop its empty segments
             while self.segs and self.segs[-1][0] == idx:
@@ -371,6 +377,7 @@ class Engine:
         self.cpu_origin = self.thread.cpu_s()
         self.runq_origin = self.thread.runq_s()
         self.origin = start = clock()
+        self._mark = (start, self.cpu_origin, self.runq_origin)
         for r in self.trace:
             r.arrival += start
         busy = lambda: self.waiting or self.running or self.swapped

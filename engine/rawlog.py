@@ -4,17 +4,24 @@ provenance. Written atomically: a temp file, then os.replace.
 
 Extra arrays, one row per row of `segs`:
   seg_detail  finer segment kind (engine.segments.DETAIL_NAMES)
-  seg_cpu     the engine thread's CPU time at the segment's start and end (s since start)
-  seg_runq    its cumulative run-queue wait at start and end (s since start; NaN if
-              the OS does not say). Read only after a segment that lost CPU time,
-              so the start is the step's or an earlier segment's reading.
   seg_work    items the segment processed (requests tokenized, swapped in or evicted,
               prefill tokens, decode rows); 0 means it only did bookkeeping
+  seg_cpu_end   the engine thread's CPU clock read right after the segment closed (s
+              since start); NaN for a segment that processed nothing, whose instant
+              belongs to the interval up to the next reading
+  seg_runq_end  its cumulative run-queue wait at that reading (s since start; NaN if
+              the OS does not say). Read afresh only when the thread lost more than
+              engine.loop.OFFCPU_READ_S of CPU time since the last read; otherwise
+              the last read, which it cannot differ from by more than that
 One row per row of `steps`:
-  step_cpu, step_runq   the same clocks at the step's start and end
+  step_cpu, step_runq   (start, end): the same clocks at the step's start and end
+So the readings of a step cut it into intervals, each with a wall, CPU and run-queue
+time (analysis/threadtime.py).
 And one row per injected stall (positive controls, engine.config.INJECTION_KINDS):
   injections  (kind, step, start, end, injected ms, request or -1)
+runq_reads: how many times the run-queue clock was read (0-d).
 Clocks are NaN when the run tagged wall time only (Config.thread_clocks False).
+Schema 2; schema 1 had seg_cpu and seg_runq with a start and end per segment.
 """
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
@@ -34,9 +41,9 @@ def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
                      dtype=np.float64).reshape(-1, 7)
     segs = np.array([(i, c, a - o, b - o) for i, c, _, a, b in eng.segs], dtype=np.float64).reshape(-1, 4)
     detail = np.array([d for _, _, d, _, _ in eng.segs], dtype=np.int8)
-    clocks = np.array(eng.seg_clocks, dtype=np.float64).reshape(-1, 4)
-    seg_cpu = clocks[:, :2] - eng.cpu_origin          # thread CPU seconds since start
-    seg_runq = clocks[:, 2:] - eng.runq_origin        # run-queue wait seconds since start
+    clocks = np.array(eng.seg_clocks, dtype=np.float64).reshape(-1, 2)
+    seg_cpu = clocks[:, 0] - eng.cpu_origin           # thread CPU seconds since start
+    seg_runq = clocks[:, 1] - eng.runq_origin         # run-queue wait seconds since start
     sclocks = np.array(eng.step_clocks, dtype=np.float64).reshape(-1, 4)
     inj = np.array(eng.injected, dtype=np.float64).reshape(-1, 6)
     inj[:, 2:4] -= o
@@ -49,10 +56,10 @@ def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:
                     dtype=np.float64).reshape(-1, 5)
     return {"steps": steps, "segs": segs, "gcs": gcs, "emissions": emis, "evictions": evs,
             "requests": reqs, "trace": np.asarray(trace_rows, dtype=np.float64).reshape(-1, 4),
-            "seg_detail": detail, "seg_cpu": seg_cpu, "seg_runq": seg_runq,
+            "seg_detail": detail, "seg_cpu_end": seg_cpu, "seg_runq_end": seg_runq,
             "seg_work": np.array(eng.seg_work, dtype=np.int64),
             "step_cpu": sclocks[:, :2] - eng.cpu_origin, "step_runq": sclocks[:, 2:] - eng.runq_origin,
-            "injections": inj}
+            "injections": inj, "runq_reads": np.array(eng.thread.runq_reads, dtype=np.int64)}
 
 
 def write_atomic(path: Path, arrays: dict, wall: float, config: dict, provenance: dict) -> Path:

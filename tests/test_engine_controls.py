@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from analysis import load
+from analysis.threadtime import clock_intervals
 from engine.config import Config, Injection
 from engine.controls import POSITIVE, overhead_configs
 from engine.workload import Workload, make_trace
@@ -49,12 +50,15 @@ def test_burst_workload():
 
 def test_wall_only_tagging_leaves_thread_clocks_empty(control_logs):
     article_tags, full_tags = (load(control_logs[c.name]) for c in overhead_configs())
-    assert np.isnan(article_tags.extras["seg_cpu"]).all() and np.isnan(article_tags.extras["step_cpu"]).all()
-    assert np.isfinite(full_tags.extras["seg_cpu"]).all() and np.isfinite(full_tags.extras["step_cpu"]).all()
+    assert np.isnan(article_tags.extras["seg_cpu_end"]).all() and np.isnan(article_tags.extras["step_cpu"]).all()
+    assert int(article_tags.extras["runq_reads"]) == 1     # the origin reading, before the loop
+    worked = full_tags.extras["seg_work"] > 0
+    assert np.isfinite(full_tags.extras["seg_cpu_end"][worked]).all() and np.isfinite(full_tags.extras["step_cpu"]).all()
     # CPU time never exceeds wall time by more than the two clocks can disagree: they are
     # different kernel clocks (on the project's VM by up to ~70 us, in 0.03% of segments)
-    segs, cpu = full_tags.segs, full_tags.extras["seg_cpu"]
-    assert ((cpu[:, 1] - cpu[:, 0]) - (segs[:, 3] - segs[:, 2]) < 1e-3).all()
+    iv = clock_intervals(full_tags)
+    assert len(iv.start) == len(full_tags.steps) + worked.sum()
+    assert (iv.cpu_s >= 0).all() and (iv.cpu_s - (iv.end - iv.start) < 1e-3).all()
 
 
 def test_injection_records(control_logs):
