@@ -42,11 +42,11 @@ def reads_per_step(log: RunLog) -> dict:
     """Mean thread-clock reads per step: the CPU clock at each step's start and end and
     after each segment the engine read it for; the run-queue reads the engine counted."""
     from .threadtime import require
-    require(log, "seg_cpu_end", "runq_reads")
+    require(log, "seg_cpu_end", "step_cpu", "runq_reads")
     n_steps = max(len(log.steps), 1)
-    seg_reads = int(np.isfinite(np.asarray(log.extras["seg_cpu_end"], dtype=float)).sum())
-    return {"cpu": (2 * len(log.steps) + seg_reads) / n_steps,
-            "runq": int(log.extras["runq_reads"]) / n_steps}
+    cpu_reads = sum(int(np.isfinite(np.asarray(log.extras[k], dtype=float)).sum())
+                    for k in ("seg_cpu_end", "step_cpu"))
+    return {"cpu": cpu_reads / n_steps, "runq": int(log.extras["runq_reads"]) / n_steps}
 
 
 def _like(log: RunLog) -> np.ndarray:
@@ -110,3 +110,18 @@ def overhead_table(pairs, costs: dict | None = None) -> pd.DataFrame:
                      "direct overhead": direct_us / 1e3 / step_ms,
                      "direct overhead per token": direct_us / 1e3 / token_ms})
     return pd.DataFrame(rows).set_index("seed")
+
+
+def observed_phrase(table: pd.DataFrame) -> str:
+    """What the like-step comparison can say, given how far its seeds scatter against
+    the direct estimate (both as shares of a step)."""
+    obs = table["observed overhead"].dropna()
+    direct = float(table["direct overhead"].median())
+    if len(obs) < 2:
+        return "With one seed there is no scatter to judge that comparison by."
+    spread = float(obs.max() - obs.min())
+    if spread > 10 * direct:
+        return ("Like steps of two separate runs differ by far more than the reads cost, so that "
+                "comparison cannot resolve them; it can only rule out a large overhead.")
+    return ("The seeds scatter by less than ten times the direct estimate, so that comparison is "
+            "a rough check on it.")

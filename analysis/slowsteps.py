@@ -5,8 +5,8 @@ For every captured decode step, the GC-free decode time is set against the captu
 path fit (baseline.py). A step at least ``factor`` times the fit is *slow*; its excess
 (actual minus predicted) is split by the thread clocks around its decode segment
 (threadtime.segment_clock_s) into time off the CPU (wall minus CPU time), of which the
-run-queue wait is the part spent runnable but not running, and time on the CPU. A slow step is *descheduled* when at
-least half its excess was off the CPU.
+run-queue wait is the part spent runnable but not running, and time on the CPU. A slow
+step is *descheduled* when at least half its excess was off the CPU.
 """
 from __future__ import annotations
 
@@ -121,21 +121,25 @@ def machine_steal(paths) -> dict:
 
 def answer(pile: dict) -> dict:
     """Words for what the slow steps were, decided by the numbers (no threshold hidden
-    in prose): where most of their excess went, and if off the CPU, how it was lost."""
+    in prose): where most of their excess went ("where"), and a sentence on how their
+    off-CPU part was lost ("how"; empty when there was none)."""
     off = pile["offcpu_share"]
     if not pile["slow_steps"] or not np.isfinite(off):
         return {"where": "absent: no captured decode step was that slow", "how": ""}
-    if off < 0.5:
-        return {"where": "mostly on the CPU: the thread kept running and the work itself took longer",
-                "how": ""}
+    where = (("mostly on the CPU: the thread kept running and the work itself took longer (what "
+              "made it longer, the thread clocks cannot say)") if off < 0.5
+             else "mostly off the CPU: the engine thread was not running")
     rq = pile["runq_share_of_offcpu"]
-    if np.isfinite(rq) and rq >= 0.5:
-        how = "mostly waiting on this machine's run queue behind another runnable thread"
+    if not off > 0:
+        how = ""
+    elif np.isfinite(rq) and rq >= 0.5:
+        how = ("Most of the off-CPU time, then, was the engine thread waiting on this machine's "
+               "run queue behind another runnable thread.")
     else:
-        how = ("mostly neither running nor waiting on this machine's run queue, which for a "
-               "thread making no blocking call inside a decode is what the hypervisor taking "
-               "the virtual CPU away (steal) looks like from inside the guest")
-    return {"where": "mostly off the CPU: the engine thread was not running", "how": how}
+        how = ("Most of the off-CPU time, then, was neither running nor waiting on this machine's "
+               "run queue, which for a thread making no blocking call inside a decode is what the "
+               "hypervisor taking the virtual CPU away (steal) looks like from inside the guest.")
+    return {"where": where, "how": how}
 
 
 def steal_sentence(steal: dict) -> str:

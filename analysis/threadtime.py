@@ -97,6 +97,7 @@ class ClockIntervals:
         return _share(self.offcpu_s, self.end - self.start - self.gc_s)
 
     def runq_share(self) -> np.ndarray:
+        """Share of each interval's GC-free time the thread waited runnable, in [0, 1]."""
         return _share(np.nan_to_num(self.runq_s, nan=0.0), self.end - self.start - self.gc_s)
 
     def of(self, t_end: np.ndarray) -> np.ndarray:

@@ -137,10 +137,12 @@ def test_slow_step_accounting_sees_the_hog(control_logs):
     (0.8, 0.9, "run queue behind another runnable thread"),
     (0.8, 0.1, "steal"),
     (0.2, 0.0, "on the CPU"),
+    (0.2, 0.3, "steal"),            # the off-CPU part gets its sentence even when it is the minority
 ])
 def test_sixth_pile_answer_follows_the_numbers(off, runq, word):
     from analysis.slowsteps import answer
     words = answer({"slow_steps": 10, "offcpu_share": off, "runq_share_of_offcpu": runq})
     assert word in words["where"] + words["how"]
+    assert words["how"].endswith(".")
     assert "absent" in answer({"slow_steps": 0, "offcpu_share": float("nan"),
                                "runq_share_of_offcpu": float("nan")})["where"]
