@@ -100,14 +100,16 @@ def ensure_runs(specs: list[RunSpec], progress: bool = True, label: str = "runs"
         cache.ensure_writable(cache.runs_dir())
         cache.sweep_temp_files(cache.runs_dir())
         from tqdm.auto import tqdm
-        total = sum(s.expected_seconds() for s in missing)
-        with tqdm(total=round(total), unit="s", disable=not progress, file=sys.stderr,
+        # whole seconds per run, summed: tqdm drops a total the count passes (then the
+        # bar's format fails), which a rounded sum of fractional estimates can allow
+        est = [round(s.expected_seconds()) for s in missing]
+        with tqdm(total=sum(est), unit="s", disable=not progress, file=sys.stderr,
                   desc=f"{label}: {len(missing)} of {len(specs)} to run",
                   bar_format="{desc} |{bar}| {n:.0f}/{total:.0f} s est. [{elapsed}<{remaining}]") as bar:
-            for i, s in enumerate(missing, 1):
+            for i, (s, sec) in enumerate(zip(missing, est), 1):
                 bar.set_postfix_str(f"{i}/{len(missing)} {s.rung} seed {s.seed} @ {s.rate:.2f} req/s")
                 execute_spec(s)
-                bar.update(round(s.expected_seconds()))
+                bar.update(sec)
     return [s.path for s in specs]
 
 

@@ -140,3 +140,19 @@ def test_quick_calibration_records_what_it_measured(tmp_path):
     assert data["rate"] > 0 and data["capacity"]["tokens_per_s"] > 0 and data["method"] == "capacity"
     assert data["rate"] == pytest.approx(data["target_utilization"] * data["capacity"]["tokens_per_s"]
                                          / data["mean_output_tokens"], rel=1e-3)
+
+
+def test_progress_bar_survives_fractional_run_estimates(tmp_path, monkeypatch, capsys):
+    """Estimates that round up one by one pass a rounded total; tqdm then drops the
+    total and the bar's format used to raise after the runs had gone (found on the
+    quick profile's cold build)."""
+    from types import SimpleNamespace
+
+    from engine import runner
+    monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))
+    ran = []
+    specs = [SimpleNamespace(path=tmp_path / f"run{i}.npz", expected_seconds=lambda: 10.6,
+                             rung="r", seed=i, rate=1.0) for i in range(3)]
+    monkeypatch.setattr(runner, "execute_spec", lambda s: ran.append(s.seed))
+    assert runner.ensure_runs(specs, progress=True) == [s.path for s in specs]
+    assert ran == [0, 1, 2] and "33/33 s est." in capsys.readouterr().err
