@@ -3,7 +3,8 @@
 A raw log is an ``.npz`` with the article engine's arrays, same names, columns,
 codes and units (seconds since engine start).  Our engine adds ``schema_version``
 (0-d int: 2; 1 before the thread clocks were read per interval) and ``provenance``
-(0-d JSON string); the article's logs have neither and are schema 0.  Any other array is kept, untouched, in ``RunLog.extras``.
+(0-d JSON string); the article's logs have neither and are schema 0.  Any other
+array is kept, untouched, in ``RunLog.extras``.
 
 Everything downstream assumes the timeline is physically possible: steps in order
 and disjoint, segments inside their step, GC pauses disjoint, a request's evictions

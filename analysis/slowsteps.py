@@ -16,7 +16,7 @@ import pandas as pd
 from .labels import ARTICLE, SEGMENT_KINDS
 from .rawlog import RunLog
 from .threadtime import segment_clock_s
-from .timeline import MS, EngineTimeline, coverage_s
+from .timeline import MS, EngineTimeline, gc_within_s
 from .wholerun import as_log
 
 SLOW_FACTOR = 5.0
@@ -35,7 +35,7 @@ def decode_steps(log_or_path) -> pd.DataFrame:
     keep = size > 0
     dec, step, size = dec[keep], step[keep], size[keep]
     a, b = segs[dec, 2], segs[dec, 3]
-    gc_ms = (coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a)) * MS
+    gc_ms = gc_within_s(gcs, a, b) * MS
     decode_ms = tl.step_decode_ms[step]
     predicted = tl.baseline.ms_at(size) if tl.baseline is not None else np.full(len(step), np.nan)
     off_s, runq_s = segment_clock_s(log)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .labels import DETAIL_KINDS
 from .rawlog import RunLog
-from .timeline import coverage_s
+from .timeline import gc_within_s
 
 _STEP_WORK = {"swap_in": 6, "kv_reserve": 5, "prefill": 3, "decode": 2}   # steps column per kind
 
@@ -125,13 +125,13 @@ def clock_intervals(log: RunLog) -> ClockIntervals:
     step, wall, cpu, rq = step[order], wall[order], cpu[order], rq[order]
     pair = step[1:] == step[:-1]                 # consecutive readings of one step
     a, b = wall[:-1][pair], wall[1:][pair]
-    gc_s = coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a)
-    return ClockIntervals(a, b, (cpu[1:] - cpu[:-1])[pair], (rq[1:] - rq[:-1])[pair], gc_s)
+    return ClockIntervals(a, b, (cpu[1:] - cpu[:-1])[pair], (rq[1:] - rq[:-1])[pair],
+                          gc_within_s(gcs, a, b))
 
 
 def segment_gcfree_s(log: RunLog) -> np.ndarray:
-    gcs, a, b = log.gcs, log.segs[:, 2], log.segs[:, 3]
-    return (b - a) - (coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a))
+    a, b = log.segs[:, 2], log.segs[:, 3]
+    return (b - a) - gc_within_s(log.gcs, a, b)
 
 
 def segment_clock_s(log: RunLog) -> tuple[np.ndarray, np.ndarray]:

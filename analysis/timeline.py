@@ -101,6 +101,11 @@ def coverage_s(starts, ends, t) -> np.ndarray:
     return whole[kk] + part
 
 
+def gc_within_s(gcs: np.ndarray, a, b) -> np.ndarray:
+    """Seconds of GC pauses (rows of a log's gcs) inside each window [a_i, b_i]."""
+    return coverage_s(gcs[:, 0], gcs[:, 1], b) - coverage_s(gcs[:, 0], gcs[:, 1], a)
+
+
 @dataclass(frozen=True)
 class EngineTimeline:
     """A run's engine activity by label, plus what the decode split needed."""
@@ -123,7 +128,7 @@ class EngineTimeline:
         # GC-free decode time per step: the quantity both the fit and the split use
         split_codes = [SEGMENT_KINDS.index(k) for k in scheme.split_kinds]
         dec = np.isin(kind, split_codes)
-        net_s = (b[dec] - a[dec]) - (coverage_s(gstart, gend, b[dec]) - coverage_s(gstart, gend, a[dec]))
+        net_s = (b[dec] - a[dec]) - gc_within_s(gcs, a[dec], b[dec])
         decode_ms = np.bincount(step_of[dec], weights=net_s, minlength=len(steps)) * MS
 
         graph, n_decode = steps[:, 4], steps[:, 2]
