@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from engine.cache import cache_dir
+from engine.runs.cache import cache_dir
 
 from .summary import summarize
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from engine.config import INJECTION_KINDS as ENGINE_INJECTION_KINDS
+from engine.serve.config import INJECTION_KINDS as ENGINE_INJECTION_KINDS
 
 from .labels import get_scheme
 from .rawlog import RunLog
@@ -20,7 +20,7 @@ from .threadtime import step_clock_ms
 from .wholerun import as_log, partition_run
 
 # the label each injected kind must land in; the log stores the kind as its position
-# in engine.config.INJECTION_KINDS
+# in engine.serve.config.INJECTION_KINDS
 INJECTION_LABEL = {"gc": "gc", "pause": "tok", "prefill": "prefill", "preempt": "preempt", "hog": "os"}
 INJECTION_KINDS = tuple(ENGINE_INJECTION_KINDS)
 NEGATIVE_BOUND = 1e-4       # at most 0.01% of all gap time

@@ -86,7 +86,7 @@ def calibration_summary(rate_info: dict, calibration: dict | None) -> dict:
     """How the arrival rate of a set of runs was chosen, as flat numbers for glue.
 
     ``rate_info`` is a RunSpec's (or a raw log's provenance) rate record; ``calibration``
-    the cached calibration it came from (engine.calibrate.load_calibration), if any.
+    the cached calibration it came from (engine.runs.calibrate.load_calibration), if any.
     """
     out = {"rate": float(rate_info["rate"]), "source": rate_info.get("source", "given"),
            "method": rate_info.get("method", "given")}
@@ -104,16 +104,18 @@ def calibration_summary(rate_info: dict, calibration: dict | None) -> dict:
 
 def calibration_checks(calibration: dict | None) -> pd.DataFrame:
     """The checking runs of a 'checked' calibration (empty for a capacity-only one)."""
-    cols = ["rate", "ttft_p50_ms", "preemptions", "eager_steps", "max_batch", "verdict"]
+    cols = ["rate", "preemptions_per_min", "eager_steps_per_min", "ttft_p50_ms", "drains", "place"]
     checks = (calibration or {}).get("checks") or []
-    return pd.DataFrame([{c: chk.get(c) for c in cols} for chk in checks], columns=cols)
+    return pd.DataFrame([{c: chk.get(c) for c in cols} for chk in checks], columns=cols).rename(columns={
+        "rate": "rate, req/s", "preemptions_per_min": "preemptions / 60 s", "eager_steps_per_min":
+        "eager steps / 60 s", "ttft_p50_ms": "TTFT p50, ms", "place": "against the band"})
 
 
 # ------------------------------------------------------------------ protocol
 def protocol(profile=None, seeds=None, duration=None, rate=None) -> dict:
     """The active protocol: the profile, overridden by whatever the chapter was given."""
     import engine
-    from engine import cache
+    from engine.runs import cache
 
     prof = engine.get_profile(profile)
     ladder = engine.profile_specs(prof, seeds=seeds, duration=duration, rate=rate)

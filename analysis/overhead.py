@@ -23,7 +23,7 @@ MS = 1e3
 
 def read_cost_us(n: int = 100_000) -> dict:
     """Microseconds per read of the thread CPU clock and of the run-queue file."""
-    from engine.threadclock import ThreadClock
+    from engine.serve.threadclock import ThreadClock
     clock = ThreadClock()
     clock.open()
     try:

@@ -23,7 +23,7 @@ import numpy as np
 
 from .labels import GRAPH_EAGER, GRAPH_NONE, SEGMENT_KINDS
 
-SUPPORTED_SCHEMA_VERSIONS = (0, 1, 2)
+SUPPORTED_SCHEMA_VERSIONS = (0, 1, 2, 3)
 
 # Column layout of each 2-d array, in file order.
 COLUMNS: dict[str, tuple[str, ...]] = {

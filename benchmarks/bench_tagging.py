@@ -22,7 +22,7 @@ def main(argv=None) -> int:
 
     from analysis.overhead import overhead_table, read_cost_us
     from engine.controls import overhead_configs
-    from engine.runner import RunSpec, ensure_runs
+    from engine import RunSpec, ensure_runs
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rate", type=float, help="req/s (default: this machine's calibrated rate)")
     a = ap.parse_args(argv)
     if a.rate is None:
-        from engine.calibrate import calibrated_rate
+        from engine.runs.calibrate import calibrated_rate
         rate, info = calibrated_rate("capacity")
     else:
         rate, info = a.rate, {"rate": a.rate, "source": "given"}

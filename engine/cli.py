@@ -1,18 +1,22 @@
 """python -m engine {run, matrix, calibrate, microbench, capacity}
 
-Bad input (unknown rung, non-positive duration or rate, non-integer seed, unwritable
-cache) gets one clear line on stderr and exit status 2, before any run starts.
+Bad input (unknown rung or forward, a duration or rate that is not a finite positive
+number in range, a seed that is not an integer >= 0, a config JSON with a wrong type or
+an unknown field, an unwritable cache) gets one clear line on stderr and exit status 2,
+before any run starts.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
-from . import cache
-from .config import Config, rung_config
-from .profiles import PROFILES
-from .workload import Workload
+from .runs import cache
+from .runs.profiles import PROFILES
+from .runs.spec import MAX_DURATION, MAX_RATE
+from .serve.config import FORWARDS, Config, rung_config
+from .serve.workload import Workload
 
 
 class UsageError(Exception):
@@ -24,23 +28,36 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive(kind):
+def _positive(kind, upper=math.inf):
     def parse(text):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+        if not (math.isfinite(value) and 0 < value <= upper):
+            raise argparse.ArgumentTypeError(f"must be a finite number in (0, {upper:g}], got {text!r}")
         return value
     return parse
 
 
 def _seed(text):
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be an integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"seed must be an integer >= 0, got {text!r}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be an integer >= 0, got {text!r}")
+    return value
+
+
+def _json_object(text):
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({e})")
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,56 +67,70 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="one run in this (fresh) process; prints the raw log's path")
     r.add_argument("rung", nargs="?", help="rung name or slug, e.g. 'baseline' or '+gc.freeze'")
     r.add_argument("--seed", type=_seed, required=True)
-    r.add_argument("--duration", type=_positive(float), required=True, help="seconds of arrivals")
-    r.add_argument("--rate", type=_positive(float), help="req/s (default: this machine's calibrated rate)")
-    r.add_argument("--config-json", help=argparse.SUPPRESS)
-    r.add_argument("--rate-info", help=argparse.SUPPRESS)
-    r.add_argument("--workload-json", help=argparse.SUPPRESS)
+    r.add_argument("--duration", type=_positive(float, MAX_DURATION), required=True, help="seconds of arrivals")
+    r.add_argument("--rate", type=_positive(float, MAX_RATE), help="req/s (default: this machine's calibrated rate)")
+    r.add_argument("--forward", choices=FORWARDS, help="the model's numerics (default: the rung's, 'article')")
+    r.add_argument("--config-json", type=_json_object, help="a whole Config as JSON (instead of a rung)")
+    r.add_argument("--rate-info", type=_json_object, help=argparse.SUPPRESS)
+    r.add_argument("--workload-json", type=_json_object, help=argparse.SUPPRESS)
+    r.add_argument("--schedule-json", type=_json_object, help=argparse.SUPPRESS)
 
     m = sub.add_parser("matrix", help="a profile's runs, one at a time in fresh subprocesses, cached")
     m.add_argument("--profile", choices=list(PROFILES), default="article")
     m.add_argument("--rungs", nargs="+", help="rung names or slugs (default: all seven)")
     m.add_argument("--seeds", nargs="+", type=_seed)
-    m.add_argument("--duration", type=_positive(float))
-    m.add_argument("--rate", type=_positive(float))
+    m.add_argument("--duration", type=_positive(float, MAX_DURATION))
+    m.add_argument("--rate", type=_positive(float, MAX_RATE))
     m.add_argument("--overload", action="store_true", help="also run the overload sidebar")
 
     c = sub.add_parser("calibrate", help="choose this machine's arrival rate (cached)")
     c.add_argument("--quick", action="store_true", help="capacity only, no checking runs")
     c.add_argument("--force", action="store_true", help="ignore the cached choice")
+    c.add_argument("--forward", choices=FORWARDS, default="article")
 
     mb = sub.add_parser("microbench", help="forward-pass ms by batch size, captured vs eager")
     mb.add_argument("--json", action="store_true", help="print the rows as JSON")
+    mb.add_argument("--context", type=int, default=600, help="tokens of context per row (default 600)")
+    mb.add_argument("--forward", choices=FORWARDS, default="article")
+
+    fi = sub.add_parser("fidelity", help="our engine's costs beside the article engine's, mechanism by mechanism")
+    fi.add_argument("--json", action="store_true", help="print the result as JSON")
+    fi.add_argument("--repeats", type=int, default=9, help="alternating rounds (default 9)")
 
     cap = sub.add_parser("capacity", help=argparse.SUPPRESS)
     cap.add_argument("--seconds", type=_positive(float), default=20.0)
+    cap.add_argument("--forward", choices=FORWARDS, default="article")
     return p
 
 
 def _cmd_run(a) -> int:
     if a.config_json:
-        cfg = Config.from_dict(json.loads(a.config_json))
+        cfg = Config.from_dict(a.config_json)
     elif a.rung:
         cfg = rung_config(a.rung)
     else:
         raise UsageError("give a rung, e.g. python -m engine run baseline --seed 1 --duration 60")
+    if a.forward:
+        import dataclasses
+        cfg = dataclasses.replace(cfg, forward=a.forward)
+    wl = Workload.from_dict(a.workload_json) if a.workload_json else Workload()
     cache.ensure_writable(cache.runs_dir())
     if a.rate is None:
-        from .calibrate import calibrated_rate
-        rate, info = calibrated_rate("capacity")
+        from .runs.calibrate import calibrated_rate
+        rate, info = calibrated_rate("capacity", cfg.forward)
     else:
-        rate, info = a.rate, (json.loads(a.rate_info) if a.rate_info else {"rate": a.rate, "source": "given"})
-    wl = Workload.from_dict(json.loads(a.workload_json)) if a.workload_json else Workload()
+        rate, info = a.rate, (a.rate_info or {"rate": a.rate, "source": "given"})
     path = cache.run_path(cfg, a.seed, a.duration, rate, wl)
     if not path.exists():
-        from .experiment import execute
-        execute(cfg, a.seed, a.duration, rate, path, workload=wl, rate_info=info)
+        from .serve.experiment import execute
+        execute(cfg, a.seed, a.duration, rate, path, workload=wl, rate_info=info, schedule=a.schedule_json)
     print(path)
     return 0
 
 
 def _cmd_matrix(a) -> int:
-    from .runner import ensure_runs, profile_specs
+    from .runs.execute import ensure_runs
+    from .runs.protocol import profile_specs
     rungs = [rung_config(r).name for r in a.rungs] if a.rungs else None
     cache.ensure_writable(cache.runs_dir())
     specs = profile_specs(a.profile, rungs=rungs, seeds=a.seeds, duration=a.duration, rate=a.rate)
@@ -112,20 +143,24 @@ def _cmd_matrix(a) -> int:
 
 
 def _cmd_calibrate(a) -> int:
-    from .calibrate import calibrate
+    from .runs.calibrate import calibrate
     cache.ensure_writable(cache.cache_dir())
-    res = calibrate(checks=not a.quick, force=a.force)
+    res = calibrate(checks=not a.quick, force=a.force, forward=a.forward)
     print(f"capacity {res['capacity']['tokens_per_s']:.0f} tokens/s; proposed {res['proposed_rate']:.2f} req/s")
     for c in res["checks"]:
-        print(f"  check {c['rate']:.2f} req/s: TTFT p50 {c['ttft_p50_ms']:.0f} ms, "
-              f"{c['preemptions']:.0f} preemptions, {c['eager_steps']:.0f} eager steps -> {c['verdict']}")
-    print(f"rate {res['rate']:.3f} req/s ({res['method']})")
+        print(f"  check {c['rate']:.2f} req/s: median of {len(c['per_seed'])} seeds: "
+              f"{c['preemptions_per_min']:.0f} preemptions/min, {c['eager_steps_per_min']:.0f} eager steps/min, "
+              f"TTFT p50 {c['ttft_p50_ms']:.0f} ms -> {c['place']}")
+    reached = {True: "in the article's band", False: "band NOT reached", None: "capacity only"}[res["band_reached"]]
+    print(f"rate {res['rate']:.3f} req/s ({res['method']}, {reached})")
     return 0
 
 
 def _cmd_microbench(a) -> int:
     from .microbench import forward_ms
-    rows = forward_ms()
+    if a.context < 1:
+        raise UsageError(f"--context must be >= 1, got {a.context}")
+    rows = forward_ms(context=a.context, forward=a.forward)
     if a.json:
         print(json.dumps(rows))
         return 0
@@ -135,9 +170,18 @@ def _cmd_microbench(a) -> int:
     return 0
 
 
+def _cmd_fidelity(a) -> int:
+    from .fidelity import compare, format_table
+    if a.repeats < 1:
+        raise UsageError(f"--repeats must be >= 1, got {a.repeats}")
+    res = compare(repeats=a.repeats)
+    print(json.dumps(res) if a.json else format_table(res))
+    return 0
+
+
 def _cmd_capacity(a) -> int:
-    from .calibrate import measure_capacity_here
-    print(json.dumps(measure_capacity_here(a.seconds)))
+    from .runs.calibrate import measure_capacity_here
+    print(json.dumps(measure_capacity_here(a.seconds, forward=a.forward)))
     return 0
 
 
@@ -145,7 +189,8 @@ def main(argv=None) -> int:
     try:
         a = build_parser().parse_args(argv)
         return {"run": _cmd_run, "matrix": _cmd_matrix, "calibrate": _cmd_calibrate,
-                "microbench": _cmd_microbench, "capacity": _cmd_capacity}[a.cmd](a)
-    except (UsageError, ValueError, PermissionError) as e:
+                "microbench": _cmd_microbench, "capacity": _cmd_capacity,
+                "fidelity": _cmd_fidelity}[a.cmd](a)
+    except (UsageError, ValueError, TypeError, PermissionError) as e:
         print(f"engine: error: {e}", file=sys.stderr)
         return 2

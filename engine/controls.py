@@ -7,8 +7,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .config import LADDER, Config, Injection
-from .workload import Workload
+from .serve.config import LADDER, Config, Injection
+from .serve.workload import Workload
 
 ALL_SIZES = (1, 2, 4, 8, 16, 24, 32, 40, 48)      # every batch the engine can form (max_num_seqs 48)
 NO_EVICTION_BLOCKS = 1_000_000                     # more KV than any run can ask for

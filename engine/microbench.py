@@ -1,21 +1,20 @@
 """Forward-pass microbenchmark: decode ms by batch size, captured (batched) vs eager."""
 from __future__ import annotations
 
-import json
 import statistics
-import subprocess
-import sys
 import time
 
-from .model import Model
+from .serve.model import make_model
 
 BATCHES = (1, 2, 4, 8, 16, 24, 32, 33, 40, 48)
+CONTEXT = 600
 
 
-def forward_ms(batches=BATCHES, context: int = 500, repeats: int = 30, seed: int = 0) -> list[dict]:
+def forward_ms(batches=BATCHES, context: int = CONTEXT, repeats: int = 30, seed: int = 0,
+               forward: str = "article") -> list[dict]:
     """Median ms of one decode forward per batch size, both paths, at a fixed context length."""
-    model = Model(seed)
-    kvs = [Model.new_kv(context + 2) for _ in range(max(batches))]
+    model = make_model(forward, seed)
+    kvs = [model.new_kv(context + 2) for _ in range(max(batches))]
     rows = []
     for b in batches:
         row = {"batch": b}
@@ -32,11 +31,8 @@ def forward_ms(batches=BATCHES, context: int = 500, repeats: int = 30, seed: int
     return rows
 
 
-def forward_ms_subprocess() -> list[dict]:
+def forward_ms_subprocess(context: int = CONTEXT, forward: str = "article") -> list[dict]:
     """forward_ms() in a fresh single-threaded process, like every run (not in a notebook kernel)."""
-    from .runner import REPO, child_env
-    proc = subprocess.run([sys.executable, "-m", "engine", "microbench", "--json"], env=child_env(),
-                          cwd=REPO, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"microbenchmark failed:\n{proc.stderr[-2000:]}")
-    return json.loads(proc.stdout)
+    from .runs.child import engine_child_json
+    return engine_child_json("microbench", "--json", "--context", str(context), "--forward", forward,
+                             what="microbenchmark")

@@ -47,12 +47,13 @@ def pressured_log(run_cache) -> Path:
 @pytest.fixture(scope="session")
 def control_logs(run_cache) -> dict:
     """The instrument's control runs (engine/controls.py) at smoke size: config name -> log."""
-    from engine import cache, runner
+    import engine
+    from engine.runs import cache
     old = os.environ.get(cache.CACHE_ENV)
     os.environ[cache.CACHE_ENV] = str(run_cache)
     try:
-        specs = runner.control_specs("smoke", seeds=[1], duration=3.0, rate=14.0)
-        runner.ensure_runs(specs, progress=False)
+        specs = engine.control_specs("smoke", seeds=[1], duration=3.0, rate=14.0)
+        engine.ensure_runs(specs, progress=False)
         return {s.rung: s.path for s in specs}
     finally:
         if old is None:

@@ -11,9 +11,9 @@ def test_whole_run_path_equals_scalar_on_every_gap_of_a_real_run(pressured_log):
     assert_paths_agree(log, gaps)
 
 
-def test_our_logs_load_as_schema_2_with_provenance(smoke_log):
+def test_our_logs_load_as_schema_3_with_provenance(smoke_log):
     log = analysis.load(smoke_log)
-    assert log.schema_version == 2 and "seg_detail" in log.extras
+    assert log.schema_version == 3 and "seg_detail" in log.extras and "gc_tracked" in log.extras
     assert log.provenance["rate"]["rate"] == 14.0
 
 

@@ -127,7 +127,7 @@ def test_missing_file():
 @pytest.mark.parametrize("changes, message", [
     (dict(gcs=None), r"missing array\(s\) \['gcs'\]"),
     (dict(evictions=None, wall=None), r"missing array\(s\) \['evictions', 'wall'\]"),
-    (dict(schema_version=np.int64(3)), "unsupported schema_version 3"),
+    (dict(schema_version=np.int64(4)), "unsupported schema_version 4"),
     (dict(schema_version=np.float64(1.0)), "schema_version.*integer"),
     (dict(config=np.str_("{not json")), "'config' is not valid JSON"),
     (dict(provenance=np.str_("[1, 2]")), "'provenance' must be a JSON object"),

@@ -24,7 +24,7 @@ def test_raw_log_has_the_contract_arrays_columns_and_codes(smoke_log):
     assert {"rung", "seed", "duration", "rate", "max_num_seqs", "token_budget", "capture_sizes",
             "kv_blocks", "admit_watermark", "gc_freeze", "async_tokenize", "compact_history",
             "max_model_len"} <= set(cfg)
-    assert int(z["schema_version"]) == 2
+    assert int(z["schema_version"]) == 3
     prov = json.loads(str(z["provenance"]))
     for key in ("cpu_model", "cores", "python", "numpy", "blas", "tokenizers", "git_commit", "rate"):
         assert key in prov, key
@@ -69,7 +69,7 @@ def test_cached_run_is_reused(smoke_log, run_cache):
 
 def test_cache_key_changes_with_config_rate_and_seed():
     from engine import LADDER
-    from engine.cache import run_path
+    from engine.runs.cache import run_path
     base = run_path(LADDER["baseline"], 1, 60, 7.5)
     assert base == run_path(LADDER["baseline"], 1, 60, 7.5)
     others = {run_path(LADDER["+gc.freeze"], 1, 60, 7.5), run_path(LADDER["baseline"], 2, 60, 7.5),
@@ -78,7 +78,8 @@ def test_cache_key_changes_with_config_rate_and_seed():
 
 
 def test_cache_key_changes_with_engine_code(monkeypatch):
-    from engine import LADDER, cache
+    from engine import LADDER
+    from engine.runs import cache
     before = cache.run_path(LADDER["baseline"], 1, 60, 7.5)
     monkeypatch.setattr(cache, "code_version", lambda: "0" * 16)
     assert cache.run_path(LADDER["baseline"], 1, 60, 7.5) != before
@@ -100,8 +101,17 @@ def test_killed_run_leaves_no_cache_entry(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["run", "+faster kernels", "--seed", "1", "--duration", "5", "--rate", "7"], "valid rungs: 'baseline'"),
     (["run", "baseline", "--seed", "1.5", "--duration", "5", "--rate", "7"], "seed must be an integer"),
-    (["run", "baseline", "--seed", "1", "--duration", "0", "--rate", "7"], "--duration: must be positive"),
-    (["run", "baseline", "--seed", "1", "--duration", "5", "--rate", "-2"], "--rate: must be positive"),
+    (["run", "baseline", "--seed", "1", "--duration", "0", "--rate", "7"], "--duration: must be a finite number"),
+    (["run", "baseline", "--seed", "1", "--duration", "5", "--rate", "-2"], "--rate: must be a finite number"),
+    (["run", "baseline", "--seed", "1", "--duration", "inf", "--rate", "7"], "--duration: must be a finite number"),
+    (["run", "baseline", "--seed", "1", "--duration", "5", "--rate", "nan"], "--rate: must be a finite number"),
+    (["run", "baseline", "--seed", "1", "--duration", "5", "--rate", "1e9"], "--rate: must be a finite number"),
+    (["run", "baseline", "--seed", "-1", "--duration", "5", "--rate", "7"], "seed must be an integer >= 0"),
+    (["run", "--config-json", '{"max_num_seqs": "x"}', "--seed", "1", "--duration", "5", "--rate", "7"],
+     "Config field 'max_num_seqs' must be int"),
+    (["run", "--config-json", '{"bogus": 1}', "--seed", "1", "--duration", "5", "--rate", "7"],
+     "unknown Config fields: ['bogus']"),
+    (["run", "baseline", "--forward", "gpu", "--seed", "1", "--duration", "5", "--rate", "7"], "invalid choice: 'gpu'"),
     (["matrix", "--profile", "huge"], "invalid choice: 'huge'"),
     (["matrix", "--profile", "smoke", "--rungs", "nope"], "unknown rung 'nope'"),
 ])
@@ -134,8 +144,8 @@ def test_matrix_runs_one_at_a_time_and_resumes(tmp_path):
 
 def test_quick_calibration_records_what_it_measured(tmp_path):
     proc = engine_cli("calibrate", "--quick", cache_dir=tmp_path, timeout=300)
-    assert "tokens/s" in proc.stdout and "(capacity)" in proc.stdout
-    [cal] = list((tmp_path / "calibration").glob("capacity-*.json"))
+    assert "tokens/s" in proc.stdout and "(capacity, capacity only)" in proc.stdout
+    [cal] = list((tmp_path / "calibration").glob("capacity-article-*.json"))
     data = json.loads(cal.read_text())
     assert data["rate"] > 0 and data["capacity"]["tokens_per_s"] > 0 and data["method"] == "capacity"
     assert data["rate"] == pytest.approx(data["target_utilization"] * data["capacity"]["tokens_per_s"]
@@ -148,11 +158,40 @@ def test_progress_bar_survives_fractional_run_estimates(tmp_path, monkeypatch, c
     quick profile's cold build)."""
     from types import SimpleNamespace
 
-    from engine import runner
+    from engine.runs import execute as runner
     monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))
     ran = []
-    specs = [SimpleNamespace(path=tmp_path / f"run{i}.npz", expected_seconds=lambda: 10.6,
+    specs = [SimpleNamespace(path=tmp_path / f"run{i}.npz", expected_seconds=lambda: 10.6, group="ladder", schedule={},
                              rung="r", seed=i, rate=1.0) for i in range(3)]
     monkeypatch.setattr(runner, "execute_spec", lambda s: ran.append(s.seed))
     assert runner.ensure_runs(specs, progress=True) == [s.path for s in specs]
     assert ran == [0, 1, 2] and "33/33 s est." in capsys.readouterr().err
+
+
+def test_cache_key_covers_every_measured_module(tmp_path):
+    """A module added to the measured package changes the key, without anyone listing it."""
+    import shutil
+
+    from engine.runs import cache
+    measured = tmp_path / "serve"
+    shutil.copytree(cache.MEASURED_DIR, measured, ignore=shutil.ignore_patterns("__pycache__"))
+    before = cache.code_version(measured)
+    assert before == cache.code_version(cache.MEASURED_DIR)
+    (measured / "new_mechanism.py").write_text("X = 1\n")
+    assert cache.code_version(measured) != before
+    (measured / "new_mechanism.py").unlink()
+    (measured / "sub").mkdir()
+    (measured / "sub" / "deeper.py").write_text("Y = 2\n")
+    assert cache.code_version(measured) != before
+
+
+def test_forward_is_selectable_from_the_cli(tmp_path):
+    proc = engine_cli("run", "baseline", "--forward", "fast", "--seed", "1", "--duration", "1", "--rate", "5",
+                      cache_dir=tmp_path)
+    path = proc.stdout.strip().splitlines()[-1]
+    with np.load(path) as z:
+        assert json.loads(str(z["config"]))["forward"] == "fast"
+        assert z["gc_tracked"].shape == (2,) and z["gc_tracked"][0] > 400_000
+    rows = json.loads(engine_cli("microbench", "--json", "--context", "50", "--forward", "fast",
+                                 cache_dir=tmp_path).stdout)
+    assert [r["batch"] for r in rows][:3] == [1, 2, 4] and all(r["batched_ms"] > 0 for r in rows)

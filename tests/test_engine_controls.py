@@ -7,9 +7,9 @@ import pytest
 
 from analysis import load
 from analysis.threadtime import clock_intervals
-from engine.config import Config, Injection
+from engine.serve.config import Config, Injection
 from engine.controls import POSITIVE, overhead_configs
-from engine.workload import Workload, make_trace
+from engine.serve.workload import Workload, make_trace
 
 from conftest import engine_cli
 

@@ -3,15 +3,15 @@ import dataclasses
 
 import numpy as np
 
-from engine import segments as S
-from engine.config import LADDER, Config
-from engine.loop import Engine
-from engine.model import Model
-from engine.workload import Request, make_trace, request_contents
+from engine.serve import segments as S
+from engine.serve.config import LADDER, Config
+from engine.serve.loop import Engine
+from engine.serve.model import make_model
+from engine.serve.workload import Request, make_trace, request_contents
 
 
 def serve(cfg: Config, trace):
-    eng = Engine(cfg, Model(), trace)
+    eng = Engine(cfg, make_model(cfg.forward), trace)
     eng.run()
     return eng
 

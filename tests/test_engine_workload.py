@@ -1,7 +1,7 @@
 """The workload is deterministic in the seed, and its contents do not depend on the rate."""
 import numpy as np
 
-from engine.workload import Workload, arrival_times, make_trace
+from engine.serve.workload import Workload, arrival_times, make_trace
 
 
 def _fingerprint(trace):

@@ -1,8 +1,10 @@
-"""A random-weight 2-layer transformer in NumPy: the forward pass of the demonstrator.
+"""The fast forward (`Config.forward = "fast"`): float32 throughout, with an output head.
 
-The weights are random; what matters is that the work is real and scales like a
-serving engine's: batched projections, attention over each sequence's own KV cache,
-dense causal attention for prefill chunks. Three entry points:
+A random-weight 2-layer transformer in NumPy. Every array stays float32, so a decode
+row attends over its K and V slices in place (no cast), and a 128 x 4096 vocabulary
+projection picks each token. This is the faster of the two forwards: later chapters
+use it to show how the anatomy moves when the forward pass gets cheaper. Three entry
+points, shared with the article forward (model_article.py):
 
   decode_batched  one batched call for a (padded) batch: the emulated captured graph
   decode_eager    one call per sequence: what runs when no captured size fits
@@ -16,7 +18,9 @@ D_MODEL, N_LAYERS, D_FF, VOCAB = 128, 2, 512, 4096
 _SCALE = np.float32(1.0 / np.sqrt(D_MODEL))
 
 
-class Model:
+class FastModel:
+    layout = "[layer, k/v, position, d]"
+
     def __init__(self, seed: int = 0):
         rng = np.random.default_rng(seed)
 
@@ -32,7 +36,7 @@ class Model:
 
     @staticmethod
     def new_kv(capacity: int) -> np.ndarray:
-        """KV storage for one sequence: [layer, k/v, position, d]."""
+        """KV storage for one sequence: [layer, k/v, position, d]; positions on axis 2."""
         return np.zeros((N_LAYERS, 2, capacity, D_MODEL), np.float32)
 
     def _mlp(self, layer, x):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .config import RUNGS
+from ..serve.config import RUNGS
 
 # The article's overload sidebar ran its original 10 req/s on a VM whose calibrated
 # rate was 6.5 req/s; the sidebar here keeps that ratio to this machine's rate.

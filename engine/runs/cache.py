@@ -1,8 +1,10 @@
 """The run cache: one immutable raw log per (engine code, config, workload, seed,
 duration, rate, library versions), named by a hash of all of them.
 
-A change to any measured module, knob or library version gives a new key, so a stale
-log is never reused. Entries appear only by atomic rename, so a killed run leaves
+A change to any file of the measured package (engine/serve, hashed whole, so a module
+added there is in the key without anyone listing it), any knob or any library version
+gives a new key, so a stale log is never reused; edits to this package (engine/runs)
+never change a key. Entries appear only by atomic rename, so a killed run leaves
 nothing behind but a temp file, which is ignored and later swept.
 """
 from __future__ import annotations
@@ -14,15 +16,11 @@ import platform
 import time
 from pathlib import Path
 
-from .config import Config, slug
-from .workload import Workload
+from ..serve.config import Config, slug
+from ..serve.workload import Workload
 
-REPO = Path(__file__).resolve().parent.parent
-ENGINE_DIR = Path(__file__).resolve().parent
-# The modules whose code decides what a run measures. The runner, CLI, cache and
-# calibration are left out on purpose: editing them must not invalidate runs.
-MEASURED_MODULES = ("config.py", "text.py", "tokenizer.py", "model.py", "workload.py", "history.py", "hog.py",
-                    "gctimer.py", "segments.py", "threadclock.py", "loop.py", "rawlog.py", "experiment.py")
+REPO = Path(__file__).resolve().parents[2]
+MEASURED_DIR = Path(__file__).resolve().parents[1] / "serve"   # every file here is in the key
 CACHE_ENV = "ITL_CACHE_DIR"
 
 
@@ -34,11 +32,17 @@ def runs_dir() -> Path:
     return cache_dir() / "runs"
 
 
-def code_version() -> str:
+def measured_files(folder: Path = MEASURED_DIR) -> list[Path]:
+    """Every Python file of the measured package, recursively, in a stable order."""
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def code_version(folder: Path = MEASURED_DIR) -> str:
+    """A hash of the measured package's files (names and bytes)."""
     h = hashlib.sha256()
-    for name in MEASURED_MODULES:
-        h.update(name.encode())
-        h.update((ENGINE_DIR / name).read_bytes())
+    for p in measured_files(folder):
+        h.update(p.relative_to(folder).as_posix().encode())
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -46,9 +46,13 @@ class Injection:
         return cls(*x)
 
 
+FORWARDS = ("article", "fast")           # engine/serve/model.py
+
+
 @dataclass(frozen=True)
 class Config:
     name: str = "baseline"
+    forward: str = "article"               # the model's numerics: the article's, or "fast" (float32)
     max_num_seqs: int = 48                 # max running requests (vLLM max_num_seqs)
     token_budget: int = 2048               # tokens per step (vLLM max_num_batched_tokens)
     capture_sizes: tuple = (1, 2, 4, 8, 16, 24, 32)   # emulated captured batch sizes
@@ -67,6 +71,8 @@ class Config:
     injections: tuple = ()                 # Injection(kind, step, amount), positive controls
 
     def __post_init__(self):
+        if self.forward not in FORWARDS:
+            raise ValueError(f"forward must be one of {', '.join(FORWARDS)}, got {self.forward!r}")
         sizes = tuple(int(s) for s in self.capture_sizes)
         object.__setattr__(self, "capture_sizes", sizes)
         if list(sizes) != sorted(set(sizes)) or (sizes and sizes[0] < 1):
@@ -90,6 +96,14 @@ class Config:
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown Config fields: {sorted(unknown)}")
+        defaults = cls()
+        for k, v in d.items():             # JSON types against each knob's default's type
+            want = type(getattr(defaults, k))
+            ok = {bool: isinstance(v, bool), int: isinstance(v, int) and not isinstance(v, bool),
+                  float: isinstance(v, (int, float)) and not isinstance(v, bool),
+                  str: isinstance(v, str), tuple: isinstance(v, (list, tuple))}[want]
+            if not ok:
+                raise ValueError(f"Config field {k!r} must be {want.__name__}, got {v!r}")
         return cls(**d)
 
 

@@ -20,8 +20,11 @@ time (analysis/threadtime.py).
 And one row per injected stall (positive controls, engine.config.INJECTION_KINDS):
   injections  (kind, step, start, end, injected ms, request or -1)
 runq_reads: how many times the run-queue clock was read (0-d).
+gc_tracked: objects the cyclic collector tracked just before and just after serving
+(read outside the timed run: the start-up heap, and what serving added to it).
 Clocks are NaN when the run tagged wall time only (Config.thread_clocks False).
-Schema 2; schema 1 had seg_cpu and seg_runq with a start and end per segment.
+Schema 3 (schema 2 had no gc_tracked; schema 1 had seg_cpu and seg_runq with a start
+and end per segment). The config records the forward pass (`forward`).
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def arrays_from_engine(eng, trace_rows) -> dict[str, np.ndarray]:

@@ -3,15 +3,11 @@
 One step = intake (tokenize arrivals, or collect off-loop tokenizations), swap-in of
 preempted requests, a KV slot for every decode (evicting the newest running request
 when the pool is full), leftover token budget to prefill chunks, then one decode
-forward. Every segment of work is recorded as (step, code, detail, start, end), every
-GC pause by gc.callbacks, every eviction and readmission per request, and every token
-of a step shares one emission timestamp taken right after the decode forward returns.
+forward. Every token of a step shares one emission timestamp, taken right after the
+decode forward returns; every GC pause is timed by gc.callbacks.
 
-Beside the wall clock, the thread's CPU clock is read at each step's start and end and
-right after each segment that processed something (the run-queue clock only when the
-thread has lost CPU time since it was last read), and each segment records what it
-processed; a config may inject stalls of known size at chosen steps
-(engine/controls.py, the positive controls).
+The step's parts live beside it: the KV pool (kvpool.py), the step tags and thread
+clocks (tagging.py) and the positive controls' injections (injections.py).
 """
 from __future__ import annotations
 
@@ -24,19 +20,18 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from . import segments as S
-from .config import INJECTION_KINDS, Config
+from .config import Config
 from .gctimer import GCTimer
 from .history import CompactHistory, ObjectHistory
 from .hog import Hog
-from .model import Model
+from .injections import Injector
+from .kvpool import KVPool
+from .tagging import StepTagger
 from .threadclock import ThreadClock
 from .tokenizer import get_tokenizer, tokenize
 from .workload import Request
 
 clock = time.perf_counter
-OFFCPU_READ_S = 1e-6     # off-CPU time since the last run-queue read that makes it worth a new one
-NO_CLOCKS = (math.nan, math.nan)
-INJECTION_CODES = tuple(INJECTION_KINDS)   # the raw log's kind code is the position here
 
 
 def tokenize_truncated(text: str, max_len: int) -> list[int]:
@@ -44,8 +39,8 @@ def tokenize_truncated(text: str, max_len: int) -> list[int]:
     return tokenize(text)[:max_len]
 
 
-class Engine:
-    def __init__(self, cfg: Config, model: Model, trace: list[Request]):
+class Engine(KVPool, StepTagger, Injector):
+    def __init__(self, cfg: Config, model, trace: list[Request]):
         self.cfg, self.model = cfg, model
         self.trace = list(trace)           # not yet arrived, in arrival order
         self.waiting: list[Request] = []   # tokenized, not admitted
@@ -72,138 +67,6 @@ class Engine:
         self.history = CompactHistory() if cfg.compact_history else ObjectHistory()
         self.pool = None
         self.origin = 0.0
-
-    # ------------------------------------------------------------------ KV pool
-    def _blocks(self, n_tokens: int) -> int:
-        return -(-n_tokens // self.cfg.block_size)
-
-    def _grow(self, r: Request, n_tokens: int) -> bool:
-        """Hold enough blocks for n_tokens of r's KV; False if the pool cannot supply them."""
-        need = self._blocks(n_tokens) - r.blocks
-        if need > self.free_blocks:
-            return False
-        self.free_blocks -= need
-        r.blocks += need
-        if r.kv is None or r.kv.shape[2] < n_tokens:
-            kv = Model.new_kv(max(n_tokens, 2 * max(n_tokens, 256)))
-            if r.kv is not None:
-                kv[:, :, :r.computed] = r.kv[:, :, :r.computed]
-            r.kv = kv
-        return True
-
-    def _release(self, r: Request) -> None:
-        self.free_blocks += r.blocks
-        r.blocks = 0
-        r.kv = None
-
-    def _preempt(self, r: Request) -> None:
-        self.running.remove(r)
-        if r.computed < len(r.prompt):           # mid-prefill: nothing emitted yet, start over
-            self._release(r)
-            r.computed = 0
-            self.waiting.insert(0, r)
-            return
-        r.evictions.append([clock(), None])      # stamped before the copy-out
-        r.host_kv = r.kv[:, :, :r.computed].copy()
-        self._release(r)
-        self.swapped.append(r)
-
-    # ------------------------------------------------------------------ tagging
-    # The thread-clock reads are what the refined scheme costs the engine, so each is
-    # made only where it can say something: the CPU clock at a step's start and end and
-    # after a segment that did work (an empty segment's instant shares the next
-    # reading's interval), the run queue only when the thread has been off the CPU.
-    def _runq_at(self, wall: float, cpu: float) -> float:
-        """The run-queue clock now: read afresh only when the thread lost more than
-        OFFCPU_READ_S of CPU time since the last read (waiting runnable is time off the
-        CPU, so otherwise it cannot have moved by more than that)."""
-        w, c, rq = self._mark
-        if (wall - w) - (cpu - c) > OFFCPU_READ_S:
-            rq = self.thread.runq_s()
-            self._mark = (wall, cpu, rq)
-        return rq
-
-    def _open_step(self) -> tuple:
-        """(wall, cpu, runq) at a step's start; the CPU clock is read before the wall clock
-        so that read stays outside the step (a run-queue read, needed mostly after an idle
-        sleep, falls inside it)."""
-        if not self.cfg.thread_clocks:
-            return clock(), math.nan, math.nan
-        cpu = self.thread.cpu_s()
-        wall = clock()
-        return wall, cpu, self._runq_at(wall, cpu)
-
-    def _stamp(self, read: bool = True) -> tuple:
-        """(wall, cpu) at a segment's or step's end: the CPU clock right after the wall
-        clock, so the read stays outside the span and nothing else runs between them."""
-        b = clock()
-        return b, (self.thread.cpu_s() if read and self.cfg.thread_clocks else math.nan)
-
-    def _close(self, idx: int, code: int, detail: int, opened: float, work: int,
-               end: tuple | None = None) -> None:
-        b, cpu = self._stamp(work > 0) if end is None else end
-        self.segs.append((idx, code, detail, opened, b))
-        self.seg_work.append(work)
-        self.seg_clocks.append(NO_CLOCKS if cpu != cpu else (cpu, self._runq_at(b, cpu)))
-
-    # ------------------------------------------------------------------ injections
-    def _record(self, kind: str, idx: int, a: float, b: float, ms: float, rid: int = -1) -> list:
-        row = [INJECTION_CODES.index(kind), idx, a, b, ms, rid]
-        self.injected.append(row)
-        return row
-
-    def _inject(self, idx: int, inj) -> None:
-        """Known stalls outside every segment but the one they are meant to land in."""
-        if inj.kind == "gc":
-            a = clock()
-            gc.collect()
-            b = clock()
-            self._record("gc", idx, a, b, (b - a) * 1e3)
-        elif inj.kind == "pause":
-            opened = clock()
-            while clock() - opened < inj.amount / 1e3:
-                pass
-            self._close(idx, S.TOK, S.D_TOK, opened, 1)
-            a, b = self.segs[-1][3:]
-            self._record("pause", idx, a, b, (b - a) * 1e3)
-        elif inj.kind == "prefill":
-            n = int(inj.amount)
-            kv = Model.new_kv(max(n, 1))
-            opened = clock()
-            self.model.prefill_chunk(list(range(n)), kv, 0)
-            self._close(idx, S.PREFILL, S.D_PREFILL, opened, n)
-            a, b = self.segs[-1][3:]
-            self._record("prefill", idx, a, b, (b - a) * 1e3)
-        elif inj.kind == "hog":
-            self.hog.go(inj.amount)
-            self._record("hog", idx, math.nan, math.nan, math.nan)   # filled in when it reports
-
-    def _forced_preemption(self, idx: int, decodes: list, amount_ms: float) -> int:
-        """Evict the oldest request that has emitted, and keep it out for amount_ms."""
-        victim = next((r for r in decodes if r.out), None)
-        if victim is None:
-            return 0
-        self._preempt(victim)
-        decodes.remove(victim)
-        victim.held_until = clock() + amount_ms / 1e3
-        self._record("preempt", idx, victim.evictions[-1][0], math.nan, math.nan, victim.rid)
-        return 1
-
-    def _finish_injections(self) -> None:
-        """Fill in what is known only later: a forced eviction's readmission, the hog's report."""
-        everyone = self.done + self.running + self.swapped
-        for row in self.injected:
-            kind = INJECTION_CODES[row[0]]
-            if kind == "preempt":
-                r = next(r for r in everyone if r.rid == row[5])
-                start = [e for e in r.evictions if e[0] == row[2]][0]
-                row[3] = start[1] if start[1] is not None else math.nan
-                row[4] = (row[3] - row[2]) * 1e3
-            elif kind == "hog" and self.hog is not None:
-                a, b, cpu_s = self.hog.result()
-                row[2], row[3], row[4] = a, b, cpu_s * 1e3
-        if self.hog is not None and self.hog.proc.is_alive():   # never told to go
-            self.hog.proc.terminate()
 
     # ------------------------------------------------------------------ one step
     def step(self, opened_step: tuple) -> None:
@@ -245,10 +108,7 @@ class Engine:
             if r.held_until > clock():
                 break
             self.swapped.pop(0)
-            self._grow(r, r.computed)
-            r.kv[:, :, :r.computed] = r.host_kv
-            r.host_kv = None
-            r.evictions[-1][1] = clock()         # readmitted: copy-in done
+            self._readmit(r)
             self.running.append(r)
             n_in += 1
         self._close(idx, S.SWAP, S.D_SWAP_IN, opened, n_in)
@@ -342,10 +202,7 @@ class Engine:
             self.steps.append((t_start, t_end, len(decodes), n_prefill, graph, n_out, n_in))
             self.step_clocks.append((opened_step[1], cpu, opened_step[2], runq))
         else:                                    # an idle spin: drop its empty segments
-            while self.segs and self.segs[-1][0] == idx:
-                self.segs.pop()
-                self.seg_work.pop()
-                self.seg_clocks.pop()
+            self._drop_segments(idx)
 
     def _holding(self) -> bool:
         """hold_decode (a control): decode waits while any prompt is still being prefilled."""

@@ -1,0 +1,37 @@
+"""The one way this project starts a child process of the engine (`python -m engine ...`).
+
+Runs, capacity measurements and microbenchmarks each get a fresh interpreter with
+single-threaded BLAS and tokenizer and this repository importable, so no caller's heap
+or thread pool leaks into what they measure.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from .cache import REPO
+
+
+def child_env() -> dict:
+    env = dict(os.environ)
+    env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               TOKENIZERS_PARALLELISM="false")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH")] if p])
+    return env
+
+
+def engine_child(*args: str, what: str, timeout: float | None = None) -> str:
+    """Run `python -m engine <args>` in a fresh process; its stdout, or a RuntimeError
+    naming `what` failed with the end of its stderr."""
+    proc = subprocess.run([sys.executable, "-m", "engine", *args], env=child_env(), cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
+    return proc.stdout
+
+
+def engine_child_json(*args: str, what: str, timeout: float | None = None):
+    """engine_child, parsing the last line of stdout as JSON."""
+    return json.loads(engine_child(*args, what=what, timeout=timeout).strip().splitlines()[-1])

@@ -1,0 +1,72 @@
+"""A build's runs: the profile's ladder and overload sidebar in blocked random order,
+the instrument's controls, and single runs, each at its calibrated or given rate."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..serve.workload import Workload
+from .calibrate import calibrated_rate
+from .execute import ensure_runs, execute_spec
+from .order import blocked_order
+from .profiles import OVERLOAD_FACTOR, Profile, get_profile
+from .spec import RunSpec, resolve_config, validate
+
+
+def run(rung_or_config, seed: int, duration: float, rate: float | None = None) -> Path:
+    """One run in a fresh subprocess, via the cache. rate=None uses this machine's calibrated rate."""
+    validate(seed, duration, rate)
+    cfg = resolve_config(rung_or_config)
+    if rate is None:
+        rate, info = calibrated_rate("capacity", cfg.forward)
+    else:
+        info = {"rate": rate, "source": "given"}
+    return execute_spec(RunSpec(cfg, seed, float(duration), float(rate), info))
+
+
+def checked_rate(prof: Profile, seeds, duration: float, rate: float | None,
+                 forward: str = "article") -> tuple[float, dict]:
+    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one."""
+    for s in seeds:
+        validate(s, duration, rate)
+    if rate is None:
+        return calibrated_rate(prof.calibration, forward)
+    return float(rate), {"rate": float(rate), "source": "given"}
+
+
+def profile_specs(profile: str | Profile | None = None, overload: bool = False, rungs=None, seeds=None,
+                  duration: float | None = None, rate: float | None = None) -> list[RunSpec]:
+    """The runs of a profile's main ladder (or its overload sidebar), overridable per
+    argument, listed rung by rung, each carrying its place in the blocked random order
+    it is run in (engine/runs/order.py)."""
+    prof = get_profile(profile)
+    seeds = tuple(seeds) if seeds is not None else (prof.overload_seeds if overload else prof.seeds)
+    duration = float(duration if duration is not None else prof.duration)
+    base, info = checked_rate(prof, seeds, duration, rate)
+    factor = OVERLOAD_FACTOR if overload else 1.0
+    info = {**info, "factor": factor}
+    configs = [resolve_config(r) for r in (rungs if rungs is not None else prof.rungs)]
+    group = "overload" if overload else "ladder"
+    return blocked_order([RunSpec(c, int(s), duration, round(base * factor, 6), info, group)
+                          for c in configs for s in seeds])
+
+
+def control_specs(profile: str | Profile | None = None, seeds=None, duration: float | None = None,
+                  rate: float | None = None) -> list[RunSpec]:
+    """The instrument's control runs (engine/controls.py) at the profile's rate, plus the
+    tagging-overhead pair, for each control seed, in blocked random order."""
+    from ..controls import CONTROLS, overhead_configs
+    prof = get_profile(profile)
+    seeds = tuple(seeds) if seeds is not None else prof.control_seeds
+    duration = float(duration if duration is not None else prof.control_duration)
+    rate, info = checked_rate(prof, seeds, duration, rate)
+    runs = [(c.config, c.workload) for c in CONTROLS] + [(c, Workload()) for c in overhead_configs()]
+    return blocked_order([RunSpec(cfg, int(s), duration, round(float(rate), 6), info, "controls", wl)
+                          for s in seeds for cfg, wl in runs])
+
+
+def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
+    """Every run a profile's book needs (main ladder, overload sidebar, then the controls)."""
+    prof = get_profile(profile)
+    specs = profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
+    ensure_runs(specs, progress=progress, label=f"profile {prof.name}")
+    return {group: [s for s in specs if s.group == group] for group in ("ladder", "overload", "controls")}

@@ -1,0 +1,55 @@
+"""A run as data: which config, seed, duration, rate and workload, and where its log lives."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..serve.config import Config, rung_config
+from ..serve.workload import Workload
+from . import cache
+
+STARTUP_S = 4.0          # per-run start-up (tokenizer, heap, model) for the time-left estimate
+MAX_RATE = 1000.0        # req/s: far past any capacity this engine has; above it, a typo
+MAX_DURATION = 24 * 3600.0
+
+
+def resolve_config(rung_or_config) -> Config:
+    return rung_or_config if isinstance(rung_or_config, Config) else rung_config(rung_or_config)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    config: Config
+    seed: int
+    duration: float
+    rate: float
+    rate_info: dict = field(default_factory=dict, compare=False, hash=False)
+    group: str = "ladder"            # which part of the book: "ladder", "overload", "controls", ...
+    workload: Workload = Workload()
+    schedule: dict = field(default_factory=dict, compare=False, hash=False)   # position in its build order
+
+    @property
+    def rung(self) -> str:
+        return self.config.name
+
+    @property
+    def path(self) -> Path:
+        return cache.run_path(self.config, self.seed, self.duration, self.rate, self.workload)
+
+    def expected_seconds(self) -> float:
+        if self.workload.burst:             # a burst runs until its requests finish
+            return 3.0 + STARTUP_S
+        return self.duration * (1.6 if self.group == "overload" else 1.15) + STARTUP_S
+
+
+def validate(seed, duration, rate) -> None:
+    """A clear ValueError naming the bad input, before any work starts."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    if isinstance(duration, bool) or not isinstance(duration, (int, float)) \
+            or not (0 < duration <= MAX_DURATION):
+        raise ValueError(f"duration must be a number of seconds in (0, {MAX_DURATION:g}], got {duration!r}")
+    if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float))
+                             or not math.isfinite(rate) or not 0 < rate <= MAX_RATE):
+        raise ValueError(f"rate must be a number of req/s in (0, {MAX_RATE:g}], got {rate!r}")
