@@ -7,13 +7,14 @@ code, so a change to the analysis never serves an old number. Writes are atomic.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
-import os
+import warnings
 from pathlib import Path
 
-from engine.runs.cache import cache_dir
+from engine.runs.cache import CacheWarning, cache_dir, write_atomic_text
 
 from .summary import summarize
 
@@ -29,19 +30,49 @@ def analysis_code_version() -> str:
     return h.hexdigest()[:16]
 
 
+SUMMARY_KEYS = ("reconcile_max_err_ms",)     # present in every summary, whatever the scheme
+
+
+def read_summary(out: Path) -> dict | None:
+    """A cached summary if it reads back whole; a damaged one (truncated, not JSON, not a
+    summary) is reported with a warning naming the file, removed, and None returned so
+    it is recomputed."""
+    try:
+        data = json.loads(out.read_text())
+        problem = None if isinstance(data, dict) and all(k in data for k in SUMMARY_KEYS) else "not a run summary"
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        problem = f"not readable JSON: {e}"
+    if problem is None:
+        return data
+    warnings.warn(f"cached run summary {out} is unusable ({problem}); recomputing it", CacheWarning, stacklevel=3)
+    with contextlib.suppress(OSError):
+        out.unlink()
+    return None
+
+
 def summary_cached(path, scheme: str = "article") -> dict:
-    """summarize(path), computed once per (raw log, scheme, analysis code)."""
+    """summarize(path), computed once per (raw log, scheme, analysis code). Storing it is
+    best effort: on a read-only or full cache folder it is computed, not kept (warned once)."""
     path = Path(path)
     folder = cache_dir() / "summaries"
     out = folder / f"{path.stem}__{scheme}__{analysis_code_version()}.json"
-    if out.exists():
-        return json.loads(out.read_text())
-    summary = summarize(path, scheme=scheme)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".tmp-{os.getpid()}-{out.name}")
-    tmp.write_text(json.dumps(summary, default=float))
-    os.replace(tmp, out)
-    return json.loads(out.read_text())      # the same JSON round trip as a cache hit
+    if (cached := read_summary(out)) is not None:
+        return cached
+    text = json.dumps(summarize(path, scheme=scheme), default=float)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic_text(out, text)
+    except OSError as e:
+        if folder not in _unkept:
+            _unkept.add(folder)
+            warnings.warn(f"run summaries are computed but not kept: {e.strerror or e} in {folder}",
+                          CacheWarning, stacklevel=2)
+    return json.loads(text)                  # the same JSON round trip as a cache hit
+
+
+_unkept: set = set()
 
 
 def run_summaries(specs, scheme: str = "article") -> list[dict]:

@@ -3,14 +3,17 @@
 Bad input (unknown rung or forward, a duration or rate that is not a finite positive
 number in range, a seed that is not an integer >= 0, a config JSON with a wrong type or
 an unknown field, an unwritable cache) gets one clear line on stderr and exit status 2,
-before any run starts.
+before any run starts. A full disk while a raw log is written gets one line and exit
+status 1; nothing is kept and the cache stays valid.
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import sys
+import warnings
 
 from .runs import cache
 from .runs.profiles import PROFILES
@@ -114,25 +117,42 @@ def _cmd_run(a) -> int:
         import dataclasses
         cfg = dataclasses.replace(cfg, forward=a.forward)
     wl = Workload.from_dict(a.workload_json) if a.workload_json else Workload()
-    cache.ensure_writable(cache.runs_dir())
     if a.rate is None:
         from .runs.calibrate import calibrated_rate
         rate, info = calibrated_rate("capacity", cfg.forward)
     else:
         rate, info = a.rate, (a.rate_info or {"rate": a.rate, "source": "given"})
     path = cache.run_path(cfg, a.seed, a.duration, rate, wl)
-    if not path.exists():
-        from .serve.experiment import execute
-        execute(cfg, a.seed, a.duration, rate, path, workload=wl, rate_info=info, schedule=a.schedule_json)
+    if not cache.is_cached(path):            # a cached log is only read: the folder may be read-only
+        what = f"run {cfg.name!r} seed {a.seed} @ {rate:.2f} req/s, {a.duration:g} s"
+        cache.ensure_writable(path.parent, why=f"{what} is not cached and must be measured there")
+        with cache.measuring(what):
+            if not cache.is_cached(path):    # or another process measured it while we waited
+                _execute(cfg, a, rate, path, wl, info)
     print(path)
     return 0
+
+
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _execute(cfg, a, rate, path, wl, info) -> None:
+    from .serve.experiment import execute
+    cache.sweep_temp_files(path.parent)
+    try:
+        execute(cfg, a.seed, a.duration, rate, path, workload=wl, rate_info=info, schedule=a.schedule_json)
+    except OSError as e:
+        if e.errno not in DISK_FULL:
+            raise
+        raise OSError(e.errno, f"could not write the raw log {path.name} ({e.strerror}); nothing was kept "
+                               f"in {path.parent}: free space there or set {cache.CACHE_ENV} to another "
+                               f"folder") from None
 
 
 def _cmd_matrix(a) -> int:
     from .runs.execute import ensure_runs
     from .runs.protocol import profile_specs
     rungs = [rung_config(r).name for r in a.rungs] if a.rungs else None
-    cache.ensure_writable(cache.runs_dir())
     specs = profile_specs(a.profile, rungs=rungs, seeds=a.seeds, duration=a.duration, rate=a.rate)
     if a.overload:
         specs += profile_specs(a.profile, overload=True, rungs=rungs, seeds=a.seeds, duration=a.duration,
@@ -144,7 +164,6 @@ def _cmd_matrix(a) -> int:
 
 def _cmd_calibrate(a) -> int:
     from .runs.calibrate import calibrate
-    cache.ensure_writable(cache.cache_dir())
     res = calibrate(checks=not a.quick, force=a.force, forward=a.forward)
     print(f"capacity {res['capacity']['tokens_per_s']:.0f} tokens/s; proposed {res['proposed_rate']:.2f} req/s")
     for c in res["checks"]:
@@ -185,7 +204,12 @@ def _cmd_capacity(a) -> int:
     return 0
 
 
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"engine: warning: {message}\n"
+
+
 def main(argv=None) -> int:
+    warnings.formatwarning = _one_line_warning
     try:
         a = build_parser().parse_args(argv)
         return {"run": _cmd_run, "matrix": _cmd_matrix, "calibrate": _cmd_calibrate,
@@ -194,3 +218,8 @@ def main(argv=None) -> int:
     except (UsageError, ValueError, TypeError, PermissionError) as e:
         print(f"engine: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        if e.errno not in DISK_FULL:
+            raise
+        print(f"engine: error: {e.strerror}", file=sys.stderr)
+        return 1

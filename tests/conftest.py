@@ -1,5 +1,13 @@
-"""Shared fixtures: a tiny real run, made once per session in its own cache folder."""
+"""Shared fixtures: a tiny real run, made once per session in its own cache folder.
+
+Every test, the book's smoke build and the engine fixtures share one session-scoped
+temporary cache (ITL_CACHE_DIR is set for the whole session), so the tests never read
+or write the user's cache and the control runs the book needs are measured once.
+"""
+import ctypes
 import os
+import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +27,35 @@ def engine_cli(*args, cache_dir, timeout=300, check=True):
     return proc
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", autouse=True)
 def run_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("itl-cache")
+    """The session's cache folder, for this process and every child it starts."""
+    folder = tmp_path_factory.mktemp("itl-cache")
+    old = os.environ.get("ITL_CACHE_DIR")
+    os.environ["ITL_CACHE_DIR"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("ITL_CACHE_DIR", None)
+    else:
+        os.environ["ITL_CACHE_DIR"] = old
+
+
+def read_only(src: Path, dest: Path) -> Path:
+    """A copy of a folder tree with every write bit cleared."""
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".measuring.lock"))
+    for p in [dest, *dest.rglob("*")]:
+        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    return dest
+
+
+def read_only_preexec() -> None:
+    """In a child about to exec: make permission bits bind even for root, by dropping
+    CAP_DAC_OVERRIDE and CAP_FOWNER from the bounding set (a no-op for other users)."""
+    if os.geteuid() == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for cap in (1, 3):                      # CAP_DAC_OVERRIDE, CAP_FOWNER
+            if libc.prctl(24, cap, 0, 0, 0) != 0:    # PR_CAPBSET_DROP
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
 
 
 @pytest.fixture(scope="session")
@@ -46,17 +80,9 @@ def pressured_log(run_cache) -> Path:
 
 @pytest.fixture(scope="session")
 def control_logs(run_cache) -> dict:
-    """The instrument's control runs (engine/controls.py) at smoke size: config name -> log."""
+    """The instrument's control runs (engine/controls.py) of the smoke profile, the very
+    runs the book's smoke build uses (same session cache): config name -> log."""
     import engine
-    from engine.runs import cache
-    old = os.environ.get(cache.CACHE_ENV)
-    os.environ[cache.CACHE_ENV] = str(run_cache)
-    try:
-        specs = engine.control_specs("smoke", seeds=[1], duration=3.0, rate=14.0)
-        engine.ensure_runs(specs, progress=False)
-        return {s.rung: s.path for s in specs}
-    finally:
-        if old is None:
-            os.environ.pop(cache.CACHE_ENV, None)
-        else:
-            os.environ[cache.CACHE_ENV] = old
+    specs = engine.control_specs("smoke")
+    engine.ensure_runs(specs, progress=False)
+    return {s.rung: s.path for s in specs}

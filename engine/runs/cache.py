@@ -6,14 +6,28 @@ added there is in the key without anyone listing it), any knob or any library ve
 gives a new key, so a stale log is never reused; edits to this package (engine/runs)
 never change a key. Entries appear only by atomic rename, so a killed run leaves
 nothing behind but a temp file, which is ignored and later swept.
+
+An entry is trusted only once it is read back whole (`raw_log_problem`: every member of
+the .npz passes its CRC and the contract arrays are there); a damaged one is reported
+with a warning naming it, removed and measured again. Only one process measures in a
+cache folder at a time (`measuring`: an flock held by the measuring process, released
+by the kernel if it dies), so a run is never measured under another's contention, and
+a second build waits for the first, then reuses what it made. A warm cache is only
+read, so it may live on a read-only folder.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
 import json
 import os
 import platform
+import sys
 import time
+import warnings
+import zipfile
 from pathlib import Path
 
 from ..serve.config import Config, slug
@@ -65,27 +79,200 @@ def run_path(cfg: Config, seed: int, duration: float, rate: float, workload: Wor
     return runs_dir() / f"{slug(cfg.name)}__s{seed}__d{duration:g}__r{rate:.3f}__{key}.npz"
 
 
-def ensure_writable(folder: Path) -> Path:
-    """Create the folder and prove we can write there; a clear error otherwise."""
+class CacheWarning(UserWarning):
+    """A cache entry could not be used as found (it is redone) or kept (it is recomputed)."""
+
+
+def ensure_writable(folder: Path, why: str = "") -> Path:
+    """Create the folder and prove we can write there; a clear error otherwise, naming
+    the folder, why it must be written (`why`) and what the OS said."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".probe-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as e:
-        raise PermissionError(f"cache folder {folder} is not writable ({e.strerror or e}); "
+        because = f" but {why}" if why else ""
+        raise PermissionError(f"cache folder {folder} is not writable ({e.strerror or e}){because}; "
                               f"set {CACHE_ENV} to a writable folder") from None
     return folder
 
 
-def sweep_temp_files(folder: Path, older_than_s: float = 3600.0) -> int:
-    """Remove temp files left by killed runs (only old ones: a live run may own a new one)."""
+# ---------------------------------------------------------------- verified entries
+RAW_LOG_MEMBERS = ("steps", "segs", "gcs", "emissions", "evictions", "requests", "trace", "wall", "config")
+_verified: dict = {}        # (path, inode, size, mtime_ns) of logs read back whole in this process
+
+
+def raw_log_problem(path: Path) -> str | None:
+    """Why the raw log at `path` cannot be used (None if it reads back whole): every
+    member's CRC is checked, so a truncated, overwritten or bit-flipped file is caught."""
+    try:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as e:
+        return f"not readable ({e.strerror or e})"
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    if key in _verified:
+        return None
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = {n.removesuffix(".npy") for n in z.namelist()}
+            if lost := [m for m in RAW_LOG_MEMBERS if m not in names]:
+                return f"arrays missing: {', '.join(lost)}"
+            if (bad := z.testzip()) is not None:
+                return f"member {bad} fails its CRC check"
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        return f"not a readable .npz ({e})"
+    _verified[key] = True
+    return None
+
+
+def discard_corrupt(path: Path, problem: str, what: str = "cached raw log") -> None:
+    """Warn, naming the file, and remove it so the work is redone (left in place on a
+    read-only folder: the caller then needs a writable one anyway)."""
+    warnings.warn(f"{what} {path} is unusable ({problem}); it will be redone", CacheWarning, stacklevel=3)
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def is_cached(path: Path) -> bool:
+    """True if a usable raw log is at `path`; a damaged one is reported and removed."""
+    problem = raw_log_problem(path)
+    if problem is None:
+        return True
+    if problem != "missing":
+        discard_corrupt(path, problem)
+    return False
+
+
+# ---------------------------------------------------------------- temp files
+TEMP_PATTERNS = (".tmp-*", ".probe-*")
+
+
+def _writer_alive(name: str) -> bool:
+    """Temp files are named .tmp-<pid>-... or .probe-<pid>: is that process still running?"""
+    try:
+        pid = int(name.split("-")[1])
+    except (IndexError, ValueError):
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def temp_folders() -> list[Path]:
+    """Where temp files are written: raw logs, run summaries, calibration records."""
+    return [runs_dir(), cache_dir() / "summaries", cache_dir() / "calibration"]
+
+
+def sweep_temp_files(folders=None, older_than_s: float = 3600.0) -> int:
+    """Remove temp files left by killed writers (raw logs, summaries, calibration
+    records): those whose writing process is gone, and any older than `older_than_s`.
+    Best effort: a read-only folder is left as it is."""
     n = 0
-    for p in folder.glob(".tmp-*"):
-        try:
-            if time.time() - p.stat().st_mtime > older_than_s:
-                p.unlink()
-                n += 1
-        except OSError:
-            pass
+    for folder in ([Path(folders)] if isinstance(folders, (str, Path)) else folders or temp_folders()):
+        for pattern in TEMP_PATTERNS:
+            for p in Path(folder).glob(pattern):
+                try:
+                    if not _writer_alive(p.name) or time.time() - p.stat().st_mtime > older_than_s:
+                        p.unlink()
+                        n += 1
+                except OSError:
+                    pass
     return n
+
+
+def write_atomic_text(path: Path, text: str) -> Path:
+    """Write text to a temp file beside `path`, fsync, rename; on any failure (a full
+    disk: ENOSPC) nothing is left behind and the error names the file."""
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        raise OSError(e.errno, f"could not write {path} ({e.strerror or e})") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+# ---------------------------------------------------------------- one measuring process per cache
+LOCK_NAME = ".measuring.lock"
+HELD_ENV = "ITL_MEASURING_LOCK"     # set in the children of the holder: they measure on its behalf
+_held = {"depth": 0, "fd": None}
+
+
+def lock_path() -> Path:
+    return cache_dir() / LOCK_NAME
+
+
+def holds_lock() -> bool:
+    return _held["depth"] > 0 or os.environ.get(HELD_ENV) == str(lock_path())
+
+
+def _say_waiting(holder: str) -> None:
+    print(f"engine: waiting for {holder} to finish measuring in {cache_dir()} "
+          f"(one process measures in a cache folder at a time)", file=sys.stderr, flush=True)
+
+
+def set_measuring(what: str) -> None:
+    """Say what the holder is measuring now (a waiting process shows it)."""
+    fd = _held["fd"]
+    if fd is not None:
+        text = f"pid {os.getpid()} ({what}, since {time.strftime('%H:%M:%S')})".encode()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, text, 0)
+
+
+@contextlib.contextmanager
+def measuring(what: str, on_wait=_say_waiting, poll_s: float = 0.5):
+    """Hold this cache folder's measuring lock (re-entrant, and held on behalf of the
+    children this process starts). While another process holds it, call
+    on_wait(description of what it measures) whenever that changes, and wait. The
+    caller re-checks the cache after entering: the other process may have made it."""
+    if holds_lock():
+        _held["depth"] += 1
+        try:
+            yield
+        finally:
+            _held["depth"] -= 1
+        return
+    ensure_writable(cache_dir(), why="missing work must be measured and stored there")
+    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        shown = None
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as e:
+                if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+            holder = os.pread(fd, 512, 0).decode(errors="replace").strip() or "another process"
+            if holder != shown:
+                on_wait(holder)
+                shown = holder
+            time.sleep(poll_s)
+        _held.update(depth=1, fd=fd)
+        try:
+            set_measuring(what)
+            yield
+        finally:
+            _held.update(depth=0, fd=None)
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import sys
 import time
 from dataclasses import asdict
@@ -161,25 +160,62 @@ def calibration_path(method: str, forward: str = "article") -> Path:
 
 def _write_json_atomic(path: Path, data: dict) -> None:
     cache.ensure_writable(path.parent)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
+    cache.write_atomic_text(path, json.dumps(data, indent=2))
+
+
+def record_problem(data) -> str | None:
+    """Why a calibration record read from the cache cannot be used (None if it can)."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    rate = data.get("rate")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (math.isfinite(rate) and rate > 0):
+        return f"rate {rate!r} is not a positive number"
+    cap = data.get("capacity")
+    if not isinstance(cap, dict) or not isinstance(cap.get("tokens_per_s"), (int, float)):
+        return "no measured capacity"
+    if not isinstance(data.get("checks"), list) or data.get("method") not in ("checked", "capacity") \
+            or not isinstance(data.get("proposed_rate"), (int, float)):
+        return "fields missing or mistyped"
+    return None
 
 
 def load_calibration(required: str = "capacity", forward: str = "article") -> dict | None:
-    """The cached calibration for this machine; a checked one satisfies either requirement."""
+    """The cached calibration for this machine; a checked one satisfies either requirement.
+    A record that does not read back whole is reported (naming it), removed and redone."""
     for method in (("checked", "capacity") if required == "capacity" else ("checked",)):
         p = calibration_path(method, forward)
-        if p.exists():
-            return json.loads(p.read_text())
+        try:
+            data = json.loads(p.read_text())
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as e:
+            cache.discard_corrupt(p, f"not readable JSON: {e}", "calibration record")
+            continue
+        if (problem := record_problem(data)) is not None:
+            cache.discard_corrupt(p, problem, "calibration record")
+            continue
+        return data
     return None
 
 
 def calibrate(checks: bool = True, force: bool = False, progress: bool = True,
               capacity_seconds: float | None = None, forward: str = "article") -> dict:
+    """Calibrate (unless cached), holding the cache's measuring lock: no run or other
+    calibration of this cache is measured meanwhile, and a second process that wants the
+    same calibration waits, then reuses the record this one wrote."""
     method = "checked" if checks else "capacity"
     if not force and (cached := load_calibration(method, forward)) is not None:
         return cached
+    cache.ensure_writable(calibration_dir(), why="this machine has no calibration record yet and "
+                                                 "calibrating must store one there")
+    with cache.measuring(f"calibration ({method}, {forward} forward)"):
+        if not force and (cached := load_calibration(method, forward)) is not None:
+            return cached                        # made by another process while we waited
+        return _measure_calibration(method, checks, progress, capacity_seconds, forward)
+
+
+def _measure_calibration(method: str, checks: bool, progress: bool, capacity_seconds: float | None,
+                         forward: str) -> dict:
     t0 = time.time()
     seconds = capacity_seconds or (CAPACITY_SECONDS if checks else 10.0)
     if progress:

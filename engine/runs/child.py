@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 
+from . import cache
 from .cache import REPO
 
 
@@ -19,6 +20,10 @@ def child_env() -> dict:
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                TOKENIZERS_PARALLELISM="false")
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH")] if p])
+    if cache.holds_lock():              # the child measures on our behalf: it must not wait for us
+        env[cache.HELD_ENV] = str(cache.lock_path())
+    else:
+        env.pop(cache.HELD_ENV, None)
     return env
 
 
