@@ -2,8 +2,10 @@
 the chapters listed in the toc, and a minimal headless-Chromium driver.
 
 The build happens in a temporary copy of the book's sources (config, toc, book/) so the
-tests never touch the working tree's _build; the engine's run cache is the shared
-default one, so a warm cache makes the build take seconds.
+tests never touch the working tree's _build; the engine's run cache is the session's
+temporary one (ITL_CACHE_DIR, set by conftest.py), shared with the engine fixtures, so
+the control runs are measured once and the user's cache is never read or written.
+Every build has a timeout, so a hang fails the test instead of the whole session.
 """
 from __future__ import annotations
 
@@ -48,11 +50,20 @@ def copy_book_sources(dest: Path) -> Path:
     return dest
 
 
-def run_build(root: Path, env: dict | None = None) -> Build:
+BUILD_TIMEOUT_S = 1800     # a cold smoke build (calibration, every run) takes about 4 min
+
+
+def run_build(root: Path, env: dict | None = None, timeout: float = BUILD_TIMEOUT_S, preexec_fn=None) -> Build:
     t0 = time.time()
-    proc = subprocess.run(JUPYTER_BOOK + ["build", "book"], cwd=root, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    return Build(root, root / "_build" / "html", proc.returncode, proc.stdout, time.time() - t0)
+    try:
+        proc = subprocess.run(JUPYTER_BOOK + ["build", "book"], cwd=root, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              timeout=timeout, preexec_fn=preexec_fn)
+        code, output = proc.returncode, proc.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.output.decode(errors="replace") if isinstance(e.output, bytes) else (e.output or "")
+        code, output = -1, f"{out}\n[test] jupyter-book build timed out after {timeout:.0f} s"
+    return Build(root, root / "_build" / "html", code, output, time.time() - t0)
 
 
 @functools.cache
@@ -222,6 +233,21 @@ class Chromium:
         if "exceptionDetails" in res:
             raise RuntimeError(f"page script failed: {res['exceptionDetails']}")
         return res["result"].get("value")
+
+    def requests(self, session: str) -> list[dict]:
+        """Every request one tab made: url, and the HTTP status or the network error."""
+        out = {}
+        for e in self.events:
+            if e.get("sessionId") != session:
+                continue
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Network.requestWillBeSent":
+                out.setdefault(p["requestId"], {"url": p["request"]["url"], "status": None, "error": None})
+            elif m == "Network.responseReceived" and p.get("requestId") in out:
+                out[p["requestId"]]["status"] = p["response"].get("status")
+            elif m == "Network.loadingFailed" and p.get("requestId") in out:
+                out[p["requestId"]]["error"] = p.get("errorText")
+        return list(out.values())
 
     def problems(self, session: str) -> list[dict]:
         """Console errors, uncaught exceptions and failed loads seen by one tab."""
