@@ -8,6 +8,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from conftest import SHARED
@@ -58,6 +59,9 @@ def test_article_script_runs_on_our_log_and_matches_our_summary(article_scripts,
     theirs = json.loads(proc.stdout)
     ours = json.loads(json.dumps(summarize(log), default=float))
     assert_same(ours, theirs)
-    if which == "pressured_log":        # the comparison covered every mechanism
-        assert theirs["preemptions"] > 0 and theirs["eager_steps"] > 0 and theirs["gc_counts"]["2"] >= 0
+    if which == "pressured_log":        # the comparison covered every mechanism, full collections too
+        assert theirs["preemptions"] > 0 and theirs["eager_steps"] > 0 and theirs["gc_counts"]["2"] >= 1
         assert sum(theirs["evicted_context_ms"].values()) > 0
+        with np.load(log) as z:             # and counted every collection the log holds, by generation
+            gens = z["gcs"][:, 2].astype(int)
+        assert {g: theirs["gc_counts"][str(g)] for g in range(3)} == {g: int((gens == g).sum()) for g in range(3)}

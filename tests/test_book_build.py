@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from book_helpers import JUPYTER_BOOK, REPO, chapter_notebooks, copy_book_sources, run_build, smoke_build, toc_docnames
+from conftest import read_only, read_only_preexec
 
 TRACEBACK_MARKERS = ("Traceback (most recent call last)", "ExecutionError", "CellExecutionError")
 # Sphinx's own format ("file:line: WARNING: ..." or "WARNING: ..."). Python logging lines
@@ -62,10 +63,15 @@ def test_build_is_warning_free(build):
     assert not warnings, "Sphinx warnings:\n" + "\n".join(warnings)
 
 
-def test_a_rebuild_reexecutes_every_chapter(build):
-    """No page may outlive the code that computed it: an unchanged rebuild re-runs all."""
-    again = run_build(build.root, {**os.environ, "BOOK_PROFILE": "smoke"})
+def test_a_rebuild_reexecutes_every_chapter_from_a_read_only_warm_cache(build, tmp_path):
+    """No page may outlive the code that computed it: an unchanged rebuild re-runs all.
+    It does so from a read-only copy of the warm cache: runs and summaries found are
+    only read (writes there would fail: permission bits bind even for root)."""
+    cache = read_only(Path(os.environ["ITL_CACHE_DIR"]), tmp_path / "read-only-cache")
+    again = run_build(build.root, {**os.environ, "BOOK_PROFILE": "smoke", "ITL_CACHE_DIR": str(cache)},
+                      timeout=900, preexec_fn=read_only_preexec)
     assert again.returncode == 0, again.output[-4000:]
+    assert "to run" not in again.output and "not kept" not in again.output and "unusable" not in again.output
     executed = set(re.findall(r"book/(\w+)\.ipynb: Executing notebook", again.output))
     assert executed == {p.stem for p in chapter_notebooks()}
 
@@ -125,7 +131,7 @@ def _tiny_book(root: Path, failing: bool) -> Path:
 @pytest.mark.parametrize("failing", [False, True], ids=["passing-cell", "raising-cell"])
 def test_raising_cell_fails_the_build(tmp_path, failing):
     root = _tiny_book(tmp_path, failing)
-    proc = subprocess.run(JUPYTER_BOOK + ["build", str(root)], cwd=root, text=True,
+    proc = subprocess.run(JUPYTER_BOOK + ["build", str(root)], cwd=root, text=True, timeout=600,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     if failing:
         assert proc.returncode != 0, f"a raising cell did not fail the build:\n{proc.stdout[-3000:]}"
@@ -139,7 +145,7 @@ def test_chapter_reruns_with_other_seeds_under_papermill(tmp_path):
     out = tmp_path / "out.ipynb"
     proc = subprocess.run([sys.executable, "-m", "papermill", "book/reproducing.ipynb", str(out),
                            "-y", "profile: smoke\nseeds: [2]", "--cwd", "book"],
-                          cwd=REPO, text=True, capture_output=True, stdin=subprocess.DEVNULL)
+                          cwd=REPO, text=True, capture_output=True, stdin=subprocess.DEVNULL, timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
     nb = nbformat.read(out, as_version=4)
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]

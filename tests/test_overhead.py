@@ -28,7 +28,24 @@ def test_full_tagging_reads_at_step_ends_and_after_working_segments(control_logs
     decode_only = ~np.isin(np.arange(len(full.steps)),
                            full.segs[(full.extras["seg_work"] > 0) & (full.segs[:, 1] != 3), 0])
     assert decode_only.mean() > 0.5 and 2 < reads["cpu"] < 4
-    assert 0 < reads["runq"] < 0.5           # only where the thread lost CPU time
+    # the run queue is read once before serving, then only at a CPU reading where the
+    # thread had lost CPU time: every change of its value seen in the log needs a read of
+    # its own, and there are fewer than one per two steps
+    in_loop = int(full.extras["runq_reads"]) - 1
+    changes = _runq_changes(full)
+    assert 1 <= changes <= in_loop <= 2 * len(full.steps) + worked
+    assert in_loop / len(full.steps) < 0.5
+
+
+def _runq_changes(log) -> int:
+    """How many times the run-queue reading differs from the one before it, in time order."""
+    steps, segs = log.steps, log.segs
+    srq, work = log.extras["step_runq"], log.extras["seg_work"]
+    t = np.concatenate([steps[:, 0], steps[:, 1], segs[work > 0, 3]])
+    v = np.concatenate([srq[:, 0], srq[:, 1], log.extras["seg_runq_end"][work > 0]])
+    v = v[np.argsort(t, kind="stable")]
+    v = v[np.isfinite(v)]
+    return int((np.diff(v) != 0).sum())
 
 
 def test_overhead_table_is_reads_times_cost(control_logs):
