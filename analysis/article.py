@@ -6,11 +6,15 @@ batch 32: 12.8 ms). Medians with [min, max] across the five runs, in ms unless n
 """
 from __future__ import annotations
 
-RATE = 6.5                    # req/s, after recalibrating from 10 on a slower VM
-OVERLOAD_RATE = 10.0
-FORWARD_MS_BATCH32 = 12.8     # its microbenchmark on the VM of the reported runs (v1's VM: 5.6)
-SEEDS = (1, 2, 3, 4, 5)
-DURATION_S = 60.0
+from engine.runs import target as _target
+
+# The operating point (rate, runs, the baseline signature) is kept once, in
+# engine/runs/target.py, which calibration aims at; these names read it from there.
+RATE = _target.RATE                     # req/s, after recalibrating from 10 on a slower VM
+OVERLOAD_RATE = _target.OVERLOAD_RATE
+FORWARD_MS_BATCH32 = _target.ARTICLE_BASELINE["forward_ms_batch32"]   # (v1's VM: 5.6)
+SEEDS = _target.SEEDS
+DURATION_S = _target.DURATION_S
 
 # Fix ladder: metric -> (median, min, max)
 LADDER = {
@@ -52,12 +56,12 @@ BASELINE_RUNS = [
 FWD_SHARE_CLEAN = (0.98, 0.98)            # min, max of the per-run median, baseline
 FWD_SHARE_TAIL = (0.09, 0.29)
 GRAPH_ALL_TIME_SHARE = (0.017, 0.013, 0.041)   # median, min, max of all gap time
-PREEMPTIONS_BASELINE = (44, 318)          # per run, range (run 2 drew 44)
+PREEMPTIONS_BASELINE = _target.ARTICLE_BASELINE["preemptions"]   # per run, range (run 2 drew 44)
 TAIL_TOKENS_BY_PREFILL = (649, 880)       # tail tokens whose primary cause was prefill, of ~1,150
-GEN2_SERVING_MS = {"baseline": (137, 242), "+gc.freeze": (30, 90)}
+GEN2_SERVING_MS = {"baseline": _target.ARTICLE_BASELINE["gen2_serving_ms"], "+gc.freeze": (30, 90)}
 GEN2_STARTUP_MS_FROZEN = (107, 167)
 GEN0_COUNTS = {"+gc.freeze": (380, 400), "+compact history": (20, 44)}
-EAGER_STEPS = {"baseline": (207, 1087), "+compact history": (0, 983), "+graphs to 48": (0, 0)}
+EAGER_STEPS = {"baseline": _target.ARTICLE_BASELINE["eager_steps"], "+compact history": (0, 983), "+graphs to 48": (0, 0)}
 PREEMPTIONS = {"+tokenize off-loop": (23, 346), "+admit watermark": (0, 7)}
 RECONCILE_MAX_ERR_MS = 5.7e-14
 OVERLOAD = {"baseline_preempt_tail_share": (0.67, 0.96), "middle_rungs_p999_ms": (593, 3177),

@@ -1,6 +1,6 @@
 """Side-by-side fidelity benchmark: our engine's cost against the article engine's.
 
-    python benchmarks/bench_fidelity.py [--repeats 9]
+    python benchmarks/bench_fidelity.py [--repeats 15]
 
 Cuts the article's engine listing out of ../shared/seed at run time into a temporary
 folder (never into the repository), then times both engines in one fresh
@@ -18,16 +18,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.fidelity import format_table, within  # noqa: E402
+from engine.fidelity import MALLOC_ENV, format_table, within  # noqa: E402
 from engine.runs.child import engine_child_json  # noqa: E402
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeats", type=int, default=9)
+    p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    res = engine_child_json("fidelity", "--json", "--repeats", str(a.repeats), what="fidelity benchmark")
+    res = engine_child_json("fidelity", "--json", "--repeats", str(a.repeats), what="fidelity benchmark",
+                            env=MALLOC_ENV)
     if a.json:
         print(json.dumps(res))
         return 0

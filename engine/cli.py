@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     fi = sub.add_parser("fidelity", help="our engine's costs beside the article engine's, mechanism by mechanism")
     fi.add_argument("--json", action="store_true", help="print the result as JSON")
-    fi.add_argument("--repeats", type=int, default=9, help="alternating rounds (default 9)")
+    fi.add_argument("--repeats", type=int, default=15, help="alternating rounds (default 15)")
 
     cap = sub.add_parser("capacity", help=argparse.SUPPRESS)
     cap.add_argument("--seconds", type=_positive(float), default=20.0)

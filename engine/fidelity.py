@@ -14,7 +14,12 @@ repeat, so a drift of the machine cannot favour one side. Measured, each with ou
   the start-up full collection (gc.collect() with the 400,000-object start-up heap alive)
 
 Run it in a fresh single-threaded process (`python -m engine fidelity`, or
-benchmarks/bench_fidelity.py), never inside a notebook kernel.
+benchmarks/bench_fidelity.py), never inside a notebook kernel. The two engines share one
+process and so one allocator, whose policy for large blocks adapts to what was freed
+before (glibc moves its mmap threshold up after each large free): a KV copy of a few MB
+then costs page faults or not depending on which side ran just before. The benchmark's
+process therefore fixes that threshold (MALLOC_ENV), so both sides allocate under the
+same policy.
 """
 from __future__ import annotations
 
@@ -40,6 +45,7 @@ KV_TOKENS = (600, 2048)
 DOC_CHARS = 300_000
 KV_INNER = 10                              # copies per timing: one takes well under a millisecond
 SIDES = ("article", "fast", "theirs")      # our two forwards, then the article's engine
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "131072"}   # glibc's default start, held fixed
 
 
 def article_engine(seed_text: Path = SEED_TEXT, folder: Path | None = None):
@@ -60,6 +66,13 @@ def article_engine(seed_text: Path = SEED_TEXT, folder: Path | None = None):
 
 
 # ---------------------------------------------------------------- one side's operations
+def _filled(kv):
+    """KV storage with every page written (fresh np.zeros pages are not yet mapped)."""
+    for a in (kv if isinstance(kv, tuple) else (kv,)):
+        a.fill(1.0)
+    return kv
+
+
 class Ours:
     """Our engine's code paths, with one forward."""
 
@@ -72,7 +85,7 @@ class Ours:
 
     def kvs(self, batch, context):
         cap = 2 * max(context + 1, 256)                     # what the KV pool would hold
-        return [self.model.new_kv(cap) for _ in range(batch)]
+        return [_filled(self.model.new_kv(cap)) for _ in range(batch)]
 
     def decode(self, kvs, context, eager=False):
         fn = self.model.decode_eager if eager else self.model.decode_batched
@@ -88,10 +101,11 @@ class Ours:
         r = Request(rid=0, arrival=0.0, text="", max_new=1, prompt=[1] * n, computed=n)
         self.engine.free_blocks = 10 ** 9
         if evicted:
-            r.host_kv = self.model.new_kv(n)
+            r.host_kv = self.model.take_prefix(_filled(self.model.new_kv(n)), n)
             r.evictions = [[0.0, None]]
         else:
             self.engine._grow(r, n)
+            _filled(r.kv)                                   # a live cache holds data, not zero pages
             self.engine.running.append(r)
         return r
 
@@ -132,7 +146,7 @@ class Theirs:
 
     def kvs(self, batch, context):
         cap = min(self.m.Config().max_model_len + 1024, max(context + 1, 256) * 2)
-        return [self._kv(cap) for _ in range(batch)]
+        return [_filled(self._kv(cap)) for _ in range(batch)]
 
     def decode(self, kvs, context, eager=False):
         fn = self.model.forward_eager if eager else self.model.forward
@@ -147,21 +161,24 @@ class Theirs:
     def copy_out(self, n):
         r = self.m.Request(0, 0.0, "", 1)
         r.prompt, r.computed = [1] * n, n
-        r.K, r.V = self._kv(min(self.m.Config().max_model_len + 1024, max(n, 256) * 2))
+        r.K, r.V = _filled(self._kv(min(self.m.Config().max_model_len + 1024, max(n, 256) * 2)))
         self.engine.running.append(r)
         return lambda: self.engine._preempt(r)
 
     def copy_in(self, n):
         # its readmission is inline in Engine.step: a fresh K and V of twice the prefix,
         # the host copies written back (the same data movement, timed here on its own)
-        kh, vh = self._kv(n)
+        kh, vh = (a.copy() for a in _filled(self._kv(n)))   # host copies, as an eviction leaves them
         L, D = self.m.L, self.m.D
+
+        kept = []                                           # its request keeps them, as r.K and r.V
 
         def readmit():
             k = np.zeros((L, kh.shape[1] * 2, D), np.float32)
             v = np.zeros_like(k)
             k[:, :n] = kh
             v[:, :n] = vh
+            kept.append((k, v))
         return readmit
 
     def document(self):
@@ -220,7 +237,7 @@ def measurements(side) -> dict:
     return out
 
 
-def compare(repeats: int = 9, seed_text: Path = SEED_TEXT, progress: bool = True) -> dict:
+def compare(repeats: int = 15, seed_text: Path = SEED_TEXT, progress: bool = True) -> dict:
     """Median ms per measurement and side over `repeats` rounds; within a round the sides
     take turns going first. Returns {"rows": [...], "repeats", "article_engine": bool}."""
     mod = article_engine(seed_text)
@@ -254,7 +271,7 @@ def compare(repeats: int = 9, seed_text: Path = SEED_TEXT, progress: bool = True
             "numpy": np.__version__}
 
 
-def cached_compare(repeats: int = 9) -> dict:
+def cached_compare(repeats: int = 15) -> dict:
     """compare() in a fresh process, cached per machine, measured code and repeat count
     (a warm rebuild of the book reuses it)."""
     import hashlib
@@ -269,7 +286,8 @@ def cached_compare(repeats: int = 9) -> dict:
     path = cache.cache_dir() / "fidelity" / f"{fp}-{cache.code_version()}-r{repeats}-{seen}.json"
     if path.exists():
         return json.loads(path.read_text())
-    res = engine_child_json("fidelity", "--json", "--repeats", str(repeats), what="fidelity benchmark")
+    res = engine_child_json("fidelity", "--json", "--repeats", str(repeats), what="fidelity benchmark",
+                            env=MALLOC_ENV)
     cache.ensure_writable(path.parent)
     tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
     tmp.write_text(json.dumps(res))

@@ -12,7 +12,8 @@ def _decode(forward, batch=5, context=40, seed=0):
     kvs = [m.new_kv(context + 2) for _ in range(batch)]
     rng = np.random.default_rng(1)
     for kv in kvs:
-        kv[:, :, :context] = rng.standard_normal(kv[:, :, :context].shape).astype(np.float32)
+        for a in (kv if isinstance(kv, tuple) else (kv,)):
+            a[..., :context, :] = rng.standard_normal(a[..., :context, :].shape).astype(np.float32)
     toks = list(range(1, batch + 1))
     return m.decode_batched(toks, kvs, [context] * batch), m.decode_eager(toks, kvs, [context] * batch)
 
@@ -26,13 +27,24 @@ def test_forward_is_deterministic_and_paths_agree(forward):
     assert np.array_equal(a_batched, a_eager)       # one batched call or one per row: same tokens
 
 
-def test_both_forwards_share_shapes_and_kv_layout_axis():
+def test_both_forwards_own_their_kv_storage():
     for forward in FORWARDS:
         m = make_model(forward)
         kv = m.new_kv(33)
-        assert kv.dtype == np.float32 and kv.shape[2] == 33 and kv.size == 2 * 2 * 33 * 128
+        assert m.capacity(kv) == 33
         m.prefill_chunk(list(range(20)), kv, 0)
-        assert np.abs(kv[:, :, :20]).sum() > 0 and not kv[:, :, 20:].any()
+        host = m.take_prefix(kv, 20)                 # an eviction's copy-out
+        back = m.new_kv(40)
+        m.put_prefix(back, host, 20)                 # a readmission's copy-in
+        for a, b in zip(*(x if isinstance(x, tuple) else (x,) for x in (kv, back))):
+            assert a.dtype == b.dtype == np.float32
+            assert np.abs(a[..., :20, :]).sum() > 0 and not a[..., 20:, :].any()
+            assert np.array_equal(a[..., :20, :], b[..., :20, :]) and not b[..., 20:, :].any()
+
+
+def test_article_kv_is_two_arrays_like_the_articles():
+    k, v = ArticleModel.new_kv(16)
+    assert k.shape == v.shape == (2, 16, 128) and k.dtype == np.float32 and k.base is None
 
 
 def test_article_forward_computes_in_float64_over_a_float32_cache():
@@ -44,7 +56,7 @@ def test_article_forward_computes_in_float64_over_a_float32_cache():
     m._mlp = lambda layer, x: (seen.append(x.dtype), orig(layer, x))[1]
     kv = m.new_kv(10)
     out = m.decode_batched([3], [kv], [4])
-    assert set(seen) == {np.dtype(np.float64)} and kv.dtype == np.float32
+    assert set(seen) == {np.dtype(np.float64)} and kv[0].dtype == kv[1].dtype == np.float32
     assert out.dtype == np.int64 and 0 <= out[0] < 4096
 
 

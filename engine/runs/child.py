@@ -27,16 +27,17 @@ def child_env() -> dict:
     return env
 
 
-def engine_child(*args: str, what: str, timeout: float | None = None) -> str:
-    """Run `python -m engine <args>` in a fresh process; its stdout, or a RuntimeError
-    naming `what` failed with the end of its stderr."""
-    proc = subprocess.run([sys.executable, "-m", "engine", *args], env=child_env(), cwd=REPO,
+def engine_child(*args: str, what: str, timeout: float | None = None, env: dict | None = None) -> str:
+    """Run `python -m engine <args>` in a fresh process (with `env` added to its
+    environment); its stdout, or a RuntimeError naming `what` failed with the end of its
+    stderr."""
+    proc = subprocess.run([sys.executable, "-m", "engine", *args], env={**child_env(), **(env or {})}, cwd=REPO,
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
     return proc.stdout
 
 
-def engine_child_json(*args: str, what: str, timeout: float | None = None):
+def engine_child_json(*args: str, what: str, timeout: float | None = None, env: dict | None = None):
     """engine_child, parsing the last line of stdout as JSON."""
-    return json.loads(engine_child(*args, what=what, timeout=timeout).strip().splitlines()[-1])
+    return json.loads(engine_child(*args, what=what, timeout=timeout, env=env).strip().splitlines()[-1])

@@ -13,15 +13,10 @@ clock = time.perf_counter
 GROW_MIN, GROW_SLACK = 256, 1024
 
 
-def copy_out(kv, n: int):
-    """An evicted request's KV prefix, copied to the host."""
-    return kv[:, :, :n].copy()
-
-
 def copy_in(model, host_kv, n: int):
-    """A readmitted request's KV: a fresh array of twice its prefix, the prefix copied back."""
+    """A readmitted request's KV: fresh storage for twice its prefix, the prefix copied back."""
     kv = model.new_kv(2 * n)
-    kv[:, :, :n] = host_kv
+    model.put_prefix(kv, host_kv, n)
     return kv
 
 
@@ -39,11 +34,11 @@ class KVPool:
             return False
         self.free_blocks -= need
         r.blocks += need
-        if r.kv is None or r.kv.shape[2] < n_tokens:
+        if r.kv is None or self.model.capacity(r.kv) < n_tokens:
             cap = max(n_tokens, min(self.cfg.max_model_len + GROW_SLACK, 2 * max(n_tokens, GROW_MIN)))
             kv = self.model.new_kv(cap)
             if r.kv is not None:
-                kv[:, :, :r.computed] = r.kv[:, :, :r.computed]
+                self.model.put_prefix(kv, r.kv, r.computed)
             r.kv = kv
         return True
 
@@ -60,7 +55,7 @@ class KVPool:
             self.waiting.insert(0, r)
             return
         r.evictions.append([clock(), None])      # stamped before the copy-out
-        r.host_kv = copy_out(r.kv, r.computed)
+        r.host_kv = self.model.take_prefix(r.kv, r.computed)
         self._release(r)
         self.swapped.append(r)
 

@@ -6,8 +6,9 @@
   "fast"     float32 throughout with a vocabulary projection: several times cheaper
              per decode row; the named variant later chapters compare (model_fast.py)
 
-Both have the same entry points: new_kv(capacity) (positions on axis 2),
-decode_batched, decode_eager and prefill_chunk.
+Both have the same entry points: decode_batched, decode_eager and prefill_chunk, and
+own their KV storage: new_kv(capacity), capacity(kv), take_prefix(kv, n) (a host copy)
+and put_prefix(kv, prefix, n).
 """
 from __future__ import annotations
 

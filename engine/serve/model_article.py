@@ -24,7 +24,7 @@ _SCALE = 1 / np.sqrt(D_MODEL)       # a NumPy float64 scalar: promotes what it m
 
 
 class ArticleModel:
-    layout = "[k/v, layer, position, d]"
+    layout = "(K, V), each [layer, position, d]"
 
     def __init__(self, seed: int = 0):
         rng = np.random.default_rng(seed)
@@ -41,11 +41,29 @@ class ArticleModel:
         self.causal = np.triu(np.full((MASK_LEN, MASK_LEN), -1e9, np.float32), k=1)
 
     @staticmethod
-    def new_kv(capacity: int) -> np.ndarray:
-        """KV storage for one sequence: [k/v, layer, position, d], float32; positions on axis 2.
-        kv[0] and kv[1] are each one contiguous (layer, position, d) block, as the
-        article's separate K and V arrays are."""
-        return np.zeros((2, N_LAYERS, capacity, D_MODEL), np.float32)
+    def new_kv(capacity: int) -> tuple:
+        """KV storage for one sequence, as the article's engine allocates it: two separate
+        float32 arrays K and V, each [layer, position, d] (two allocations, not one: the
+        allocator treats two 4 MB arrays differently from one 8 MB array). K comes from
+        np.zeros, whose fresh pages stay unmapped until written; V from np.zeros_like(K),
+        which writes zeros over its whole capacity at once. That asymmetry is the
+        article's, and it shows in what a readmission or a growing cache costs."""
+        k = np.zeros((N_LAYERS, capacity, D_MODEL), np.float32)
+        return k, np.zeros_like(k)
+
+    @staticmethod
+    def capacity(kv) -> int:
+        return kv[0].shape[1]
+
+    @staticmethod
+    def take_prefix(kv, n: int) -> tuple:
+        """A copy of the first n positions (an eviction's copy-out to the host)."""
+        return kv[0][:, :n].copy(), kv[1][:, :n].copy()
+
+    @staticmethod
+    def put_prefix(kv, prefix, n: int) -> None:
+        kv[0][:, :n] = prefix[0][:, :n]
+        kv[1][:, :n] = prefix[1][:, :n]
 
     def _mlp(self, layer, x):
         return x + np.maximum(x @ self.w_up[layer], 0) @ self.w_down[layer]
@@ -58,7 +76,7 @@ class ArticleModel:
             q, k, v = qkv[:, :D_MODEL], qkv[:, D_MODEL:2 * D_MODEL], qkv[:, 2 * D_MODEL:]
             mixed = np.empty_like(q)
             for i, (kv, pos) in enumerate(zip(kvs, positions)):
-                keys, values = kv[0, layer], kv[1, layer]
+                keys, values = kv[0][layer], kv[1][layer]
                 keys[pos] = k[i]                              # stored as float32
                 values[pos] = v[i]
                 scores = keys[:pos + 1] @ q[i] * _SCALE      # casts the K slice to float64
@@ -78,7 +96,7 @@ class ArticleModel:
         end = start + len(tokens)
         mask = self.causal[start:end, :end]
         for layer in range(N_LAYERS):
-            keys, values = kv[0, layer], kv[1, layer]
+            keys, values = kv[0][layer], kv[1][layer]
             qkv = x @ self.w_qkv[layer]
             keys[start:end] = qkv[:, D_MODEL:2 * D_MODEL]
             values[start:end] = qkv[:, 2 * D_MODEL:]

@@ -39,6 +39,19 @@ class FastModel:
         """KV storage for one sequence: [layer, k/v, position, d]; positions on axis 2."""
         return np.zeros((N_LAYERS, 2, capacity, D_MODEL), np.float32)
 
+    @staticmethod
+    def capacity(kv) -> int:
+        return kv.shape[2]
+
+    @staticmethod
+    def take_prefix(kv, n: int) -> np.ndarray:
+        """A copy of the first n positions (an eviction's copy-out to the host)."""
+        return kv[:, :, :n].copy()
+
+    @staticmethod
+    def put_prefix(kv, prefix, n: int) -> None:
+        kv[:, :, :n] = prefix[:, :, :n]
+
     def _mlp(self, layer, x):
         return x + np.maximum(x @ self.w_up[layer], 0) @ self.w_down[layer]
 
