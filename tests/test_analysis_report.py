@@ -1,8 +1,8 @@
 """The reproduction report's criteria, on synthetic run summaries with known answers."""
 import pytest
 
-from analysis import report
-from analysis.labels import CAUSES, LABELS
+from analysis.core.schemes import CAUSES, LABELS
+from analysis.runs import findings as report
 
 RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]

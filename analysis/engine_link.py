@@ -1,0 +1,22 @@
+"""The one module of the analysis that imports ``engine``: everything the runs,
+instrument and render layers need from it, under one roof, so that a change in the
+engine's layout is a change here only.  ``core`` never imports it (the method reads
+raw logs, whichever engine wrote them).  Top-level ``engine.X`` names are preferred;
+the rest are the engine's submodules, named once below.
+"""
+from __future__ import annotations
+
+import engine
+from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, Config, RunSpec, control_specs, ensure_runs,
+                    get_profile, profile_specs)
+from engine.cache import CACHE_ENV, cache_dir
+from engine.calibrate import REGIME, load_calibration
+from engine.config import INJECTION_KINDS
+from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
+from engine.microbench import forward_ms_subprocess
+from engine.threadclock import ThreadClock
+
+__all__ = ["engine", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Config", "RunSpec", "control_specs",
+           "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "cache_dir", "REGIME",
+           "load_calibration", "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE",
+           "overhead_configs", "forward_ms_subprocess", "ThreadClock"]

@@ -1,0 +1,1 @@
+"""What the chapters show: figures, text histograms, glue, the machine and protocol tables, and the chapters' rules."""
