@@ -10,7 +10,8 @@ from analysis.instrument import controls, overhead, sixth_pile
 from analysis.render import chapters
 from analysis.runs import causes, ladder, paired
 from analysis.runs.tables import METRIC_NAMES
-from analysis.runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS, rung_above
+from analysis.runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS
+from analysis.runs.select import rung_above
 from test_analysis_report import article_like, fake
 
 

@@ -1,1 +1,2 @@
-"""The method: raw logs, schemes, the scalar and whole-run partitions, per-run summary (numpy only; never imports engine)."""
+"""The method on one raw log, numpy only, never importing engine: named columns, schemes,
+the scalar and whole-run partitions, timelines, thread clocks, the per-run summary."""

@@ -198,7 +198,8 @@ def _check_finite(t, bad):
     for name, a in t.items():
         ok = np.isfinite(a)
         if name == "evictions":
-            ok[:, EVICT.readmitted] |= np.isnan(a[:, EVICT.readmitted])  # NaN readmission = still evicted when the log ended
+            # a NaN readmission: still evicted when the log ended
+            ok[:, EVICT.readmitted] |= np.isnan(a[:, EVICT.readmitted])
         if not ok.all():
             r, c = np.argwhere(~ok)[0]
             bad(f"'{name}' has a NaN or infinite value (row {r}, column {COLUMNS[name][c]!r})")

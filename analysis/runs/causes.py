@@ -8,7 +8,8 @@ import pandas as pd
 from ..core.columns import SEG, STEP
 from ..core.schemes import CAUSES, CLEAN, SEGMENT_KINDS
 from .rungs import (ADMIT_WATERMARK, BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48,
-                    TOKENIZE_OFF_LOOP, rung_rows, runs_of)
+                    TOKENIZE_OFF_LOOP)
+from .select import rung_above, rung_rows, runs_of
 from .tables import summaries_frame
 from .text import median_range
 
@@ -102,8 +103,7 @@ CAUSE_FIX = {   # cause -> (how it is seen, the fix, the rung that applies it)
 
 def _median_from_above(summaries, rung: str, metric: str) -> tuple[float, float]:
     """Median of a metric in the rung above `rung` and in `rung` itself."""
-    order = list(dict.fromkeys(s["rung"] for s in summaries))
-    above = order[order.index(rung) - 1]
+    above = rung_above(dict.fromkeys(s["rung"] for s in summaries), rung)
     return tuple(float(np.median([s[metric] for s in runs_of(summaries, r)])) for r in (above, rung))
 
 

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.schemes import CAUSES
-from .rungs import (BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP,
-                    rung_rows as _rung)
+from . import article as A
+from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
+from .select import rung_rows as _rung
 from .tables import summaries_frame
 from .text import ms as _ms, pct as _pct, span as _span
 
@@ -24,7 +25,6 @@ from .text import ms as _ms, pct as _pct, span as _span
 class Finding:
     key: str
     claim: str               # the article's finding, in short
-    article: str             # what the article measured
     criterion: str           # the rule applied to this build's runs
     compute: Callable        # frame -> (here: str, held: bool | None, value: float);
                              # held None: the runs never produced the events the claim is about
@@ -153,46 +153,64 @@ def _skipped(f):
     return f"{n} gaps", n == 0, float(n)
 
 
-FINDINGS = [
-    Finding("fwd_clean", "a typical gap is almost all forward pass", "98% in every baseline run",
-            "every baseline run's median forward share of clean gaps >= 90%", _fwd_clean),
-    Finding("fwd_tail", "a tail gap is mostly not forward pass", "9-29% across baseline runs",
-            "every baseline run's median forward share of tail gaps <= 50%", _fwd_tail),
-    Finding("preempt_majority", "preemption holds most baseline tail time", "4 of 5 runs (57-93%)",
-            "more than half the baseline runs have preempt > 50% of tail time", _preempt_majority),
+FINDINGS = [   # what the article measured for each: article.MEASURED[key]
+    Finding("fwd_clean", "a typical gap is almost all forward pass",
+            "every baseline run's median forward share of clean gaps >= 90%",
+            _fwd_clean),
+    Finding("fwd_tail", "a tail gap is mostly not forward pass",
+            "every baseline run's median forward share of tail gaps <= 50%",
+            _fwd_tail),
+    Finding("preempt_majority", "preemption holds most baseline tail time",
+            "more than half the baseline runs have preempt > 50% of tail time",
+            _preempt_majority),
     Finding("prefill_count", "by count, prefill is the most common primary cause of a tail gap",
-            "every run (649-880 of ~1,150 tail gaps)",
-            "prefill has the most tail gaps of any cause in every baseline run", _prefill_count),
-    Finding("graph_tail", "graph misses own almost none of the tail", "0.1-0.7% of tail time",
-            "graph < 1% of tail time in every baseline run", _graph_tail),
+            "prefill has the most tail gaps of any cause in every baseline run",
+            _prefill_count),
+    Finding("graph_tail", "graph misses own almost none of the tail",
+            "graph < 1% of tail time in every baseline run",
+            _graph_tail),
     Finding("graph_body", "graph misses are a body effect, not a tail one",
-            "1.7% of all gap time (median)", "median graph share of all time >= of tail time", _graph_body),
-    Finding("p99_end", "the ladder lowers p99", "median 47.0 -> 27.8 ms",
-            "last rung's median p99 below the baseline's", _end_to_end("itl_p99", 1.0), needs=(FIRST, LAST)),
-    Finding("p999_end", "the ladder collapses p99.9", "median 950 -> 50 ms",
-            "last rung's median p99.9 below half the baseline's", _end_to_end("itl_p999", 0.5), needs=(FIRST, LAST)),
-    Finding("max_end", "the ladder collapses the worst gap", "median 9,466 -> 108 ms",
-            "last rung's median max below half the baseline's", _end_to_end("itl_max", 0.5), needs=(FIRST, LAST)),
-    Finding("p50_flat", "the median ITL barely moves", "median 13.7 -> 12.0 ms",
-            "ratio of median p50s between 0.8 and 1.25", _p50_flat, needs=(FIRST, LAST)),
-    Finding("gc_freeze", "gc.freeze shortens full collections while serving", "137-242 -> 30-90 ms",
-            "median largest serving gen-2 pause at least halves", _gc_freeze, needs=(FIRST, GC_FREEZE)),
-    Finding("compact", "compact history nearly ends collection", "gen-0 ~380-400 -> 20-44; no gen-2",
-            "median gen-0 count falls 5x and no run has a serving gen-2 pause", _compact, needs=(GC_FREEZE, COMPACT_HISTORY)),
-    Finding("graphs48", "capturing up to 48 removes eager steps", "0-983 -> 0 per run",
-            "no eager step in any run of the rung", _graphs48, needs=(COMPACT_HISTORY, GRAPHS_48)),
-    Finding("budget", "a 256-token budget lowers p99", "median 37.3 -> 29.5 ms",
-            "median p99 lower than the rung above", _budget, needs=(GRAPHS_48, BUDGET_256)),
-    Finding("tok_off", "off-loop tokenization removes tokenizer tail time", "share -> 0",
-            "tokenizer < 0.1% of tail time in every run", _tok_off, needs=(BUDGET_256, TOKENIZE_OFF_LOOP)),
-    Finding("watermark_preempt", "the admission watermark nearly ends preemption", "23-346 -> 0-7 per run",
-            "median preemptions fall at least 5x from a non-zero level", _watermark_preempt, needs=(TOKENIZE_OFF_LOOP, LAST)),
-    Finding("watermark_ttft", "the watermark's cost is time to first token", "TTFT p50 rose in 5 of 5 runs",
-            "TTFT p50 rose in every paired run", _watermark_ttft, needs=(TOKENIZE_OFF_LOOP, LAST)),
-    Finding("reconcile", "every gap's parts sum to the gap", "largest error 5.7e-14 ms",
-            "largest |gap - sum of parts| < 1e-9 ms", _reconcile, needs=()),
-    Finding("skipped", "explicit evictions explain every skipped step", "0 unexplained gaps",
-            "no gap skips a step without a recorded eviction", _skipped, needs=()),
+            "median graph share of all time >= of tail time",
+            _graph_body),
+    Finding("p99_end", "the ladder lowers p99",
+            "last rung's median p99 below the baseline's",
+            _end_to_end("itl_p99", 1.0), needs=(FIRST, LAST)),
+    Finding("p999_end", "the ladder collapses p99.9",
+            "last rung's median p99.9 below half the baseline's",
+            _end_to_end("itl_p999", 0.5), needs=(FIRST, LAST)),
+    Finding("max_end", "the ladder collapses the worst gap",
+            "last rung's median max below half the baseline's",
+            _end_to_end("itl_max", 0.5), needs=(FIRST, LAST)),
+    Finding("p50_flat", "the median ITL barely moves",
+            "ratio of median p50s between 0.8 and 1.25",
+            _p50_flat, needs=(FIRST, LAST)),
+    Finding("gc_freeze", "gc.freeze shortens full collections while serving",
+            "median largest serving gen-2 pause at least halves",
+            _gc_freeze, needs=(FIRST, GC_FREEZE)),
+    Finding("compact", "compact history nearly ends collection",
+            "median gen-0 count falls 5x and no run has a serving gen-2 pause",
+            _compact, needs=(GC_FREEZE, COMPACT_HISTORY)),
+    Finding("graphs48", "capturing up to 48 removes eager steps",
+            "no eager step in any run of the rung",
+            _graphs48, needs=(COMPACT_HISTORY, GRAPHS_48)),
+    Finding("budget", "a 256-token budget lowers p99",
+            "median p99 lower than the rung above",
+            _budget, needs=(GRAPHS_48, BUDGET_256)),
+    Finding("tok_off", "off-loop tokenization removes tokenizer tail time",
+            "tokenizer < 0.1% of tail time in every run",
+            _tok_off, needs=(BUDGET_256, TOKENIZE_OFF_LOOP)),
+    Finding("watermark_preempt", "the admission watermark nearly ends preemption",
+            "median preemptions fall at least 5x from a non-zero level",
+            _watermark_preempt, needs=(TOKENIZE_OFF_LOOP, LAST)),
+    Finding("watermark_ttft", "the watermark's cost is time to first token",
+            "TTFT p50 rose in every paired run",
+            _watermark_ttft, needs=(TOKENIZE_OFF_LOOP, LAST)),
+    Finding("reconcile", "every gap's parts sum to the gap",
+            "largest |gap - sum of parts| < 1e-9 ms",
+            _reconcile, needs=()),
+    Finding("skipped", "explicit evictions explain every skipped step",
+            "no gap skips a step without a recorded eviction",
+            _skipped, needs=()),
 ]
 
 
@@ -201,10 +219,11 @@ def overload_findings(frame: pd.DataFrame) -> list[dict]:
     before, after = _median(frame, TOKENIZE_OFF_LOOP, "itl_p999"), _median(frame, LAST, "itl_p999")
     return [
         {"key": "overload_preempt", "claim": "under overload, preemption holds the baseline tail",
-         "article": "67-96% of tail time", "criterion": "every overloaded baseline run has preempt > 50%",
+         "article": A.MEASURED["overload_preempt"], "criterion": "every overloaded baseline run has preempt > 50%",
          "this build": _span(b), "held": bool(len(b) and b.min() > 0.5), "value": float(b.median())},
         {"key": "overload_watermark", "claim": "under overload, only the watermark changes the tail",
-         "article": "median p99.9 1,022 -> 56 ms", "criterion": "watermark rung's median p99.9 below half the rung above",
+         "article": A.MEASURED["overload_watermark"],
+         "criterion": "watermark rung's median p99.9 below half the rung above",
          "this build": f"{_ms(before)} -> {_ms(after)}", "held": bool(after < 0.5 * before),
          "value": after / before},
     ]
@@ -220,7 +239,7 @@ def findings(ladder_summaries, overload_summaries=None) -> pd.DataFrame:
             here, held, value = "rung(s) not in this build", None, float("nan")
         else:
             here, held, value = f.compute(frame)
-        rows.append({"key": f.key, "claim": f.claim, "article": f.article, "this build": here,
+        rows.append({"key": f.key, "claim": f.claim, "article": A.MEASURED[f.key], "this build": here,
                      "criterion": f.criterion, "held": held, "value": value})
     if overload_summaries:
         rows += overload_findings(summaries_frame(overload_summaries))

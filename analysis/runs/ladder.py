@@ -7,7 +7,8 @@ import pandas as pd
 from . import article as A
 from .paired import step_name, verdict_phrase, verdict_row
 from .rungs import (ADMIT_WATERMARK, BASELINE, BUDGET_256, COMPACT_HISTORY, GC_FREEZE, GRAPHS_48,
-                    TOKENIZE_OFF_LOOP, runs_of)
+                    TOKENIZE_OFF_LOOP)
+from .select import runs_of
 from .tables import METRIC_NAMES, ladder_table, median_range_cells, tail_share_table
 from .text import median_range
 
@@ -15,7 +16,7 @@ from .text import median_range
 def median_run(summaries, rung: str, metric: str = "itl_p99") -> dict:
     """The run of a rung whose metric is the median of its runs (the lower middle for an
     even count), as the article picks the run it draws a histogram for."""
-    runs = sorted((s for s in summaries if s["rung"] == rung), key=lambda s: (s[metric], s["seed"]))
+    runs = sorted(runs_of(summaries, rung), key=lambda s: (s[metric], s["seed"]))
     if not runs:
         raise ValueError(f"no runs of rung {rung!r}")
     return runs[(len(runs) - 1) // 2]
@@ -78,8 +79,8 @@ def rung_effects(summaries, order=None) -> pd.DataFrame:
 
 def paired_by_seed(summaries, before: str, after: str, metric: str) -> pd.DataFrame:
     """One row per seed run on both rungs: the metric before and after, and their ratio."""
-    a = {s["seed"]: s[metric] for s in summaries if s["rung"] == before}
-    b = {s["seed"]: s[metric] for s in summaries if s["rung"] == after}
+    a = {s["seed"]: s[metric] for s in runs_of(summaries, before)}
+    b = {s["seed"]: s[metric] for s in runs_of(summaries, after)}
     seeds = sorted(set(a) & set(b))
     out = pd.DataFrame({"run": seeds, before: [a[k] for k in seeds], after: [b[k] for k in seeds]})
     out["ratio"] = out[after] / out[before]

@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from ..core.schemes import CAUSES, CLEAN, LABELS, get_scheme
+from .select import rung_rows
 
 LADDER_METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max")
 METRIC_NAMES = {"itl_p50": "p50", "itl_p90": "p90", "itl_p99": "p99", "itl_p999": "p99.9",
@@ -91,8 +92,7 @@ def tail_share_table(summaries, order: Sequence[str] | None = None, stat: str = 
 
 def tail_share_by_run(summaries, rung: str) -> pd.DataFrame:
     """For one rung: each run's p99 (ms) and the share of its tail time by label."""
-    frame = summaries_frame(summaries)
-    frame = frame[frame["rung"].astype(str) == rung].sort_values("seed")
+    frame = rung_rows(summaries_frame(summaries), rung)
     table = frame[["seed", "itl_p99"] + [f"tail_share_{lab}" for lab in LABELS]].copy()
     table.columns = ["run", "p99"] + LABELS
     return table.set_index("run")
@@ -102,7 +102,7 @@ def forward_share_table(summaries, rung: str | None = None) -> pd.DataFrame:
     """Median forward-pass share of a gap, clean gaps vs tail gaps, one row per run."""
     frame = summaries_frame(summaries)
     if rung is not None:
-        frame = frame[frame["rung"].astype(str) == rung]
+        frame = rung_rows(frame, rung)
     table = frame[["rung", "seed", "fwd_share_clean_median", "fwd_share_tail_median"]].copy()
     table.columns = ["rung", "run", "clean", "tail"]
     return table.sort_values(["rung", "run"]).set_index(["rung", "run"])
