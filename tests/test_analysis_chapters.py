@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.instrument import controls, overhead, sixth_pile
+from analysis.instrument import control_scores, overhead, sixth_pile
 from analysis.render import chapters
 from analysis.runs import causes, ladder, paired
 from analysis.runs.tables import METRIC_NAMES
@@ -59,15 +59,15 @@ def test_every_is_a_verdict_over_all_flags():
 
 def test_negative_controls_the_article_scheme_fails():
     neg = pd.DataFrame({"cause": ["preempt", "prefill"], "article": [0.03, 0.0], "refined": [0.0, 0.0]})
-    assert controls.failing_causes(neg, "article") == ["preempt"]
-    assert controls.failing_causes(neg, "refined") == []
+    assert control_scores.failing_causes(neg, "article") == ["preempt"]
+    assert control_scores.failing_causes(neg, "refined") == []
 
 
 def test_positive_controls_under_the_article_scheme_ignore_the_hog():
     pos = pd.DataFrame({"kind": ["gc", "hog"], "worst, article scheme": [0.99, np.nan], "bound": [0.95, 0.9]})
-    assert controls.article_scheme_holds(pos)
+    assert control_scores.article_scheme_holds(pos)
     pos.loc[0, "worst, article scheme"] = 0.5
-    assert not controls.article_scheme_holds(pos)
+    assert not control_scores.article_scheme_holds(pos)
 
 
 def test_off_cpu_excess_not_explained_by_the_run_queue():

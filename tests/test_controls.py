@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from analysis import load, partition_run, summarize
-from analysis.instrument.controls import (NEGATIVE_BOUND, charged_share, injections, negative_row,
+from analysis.instrument.control_scores import (NEGATIVE_BOUND, charged_share, injections, negative_row,
                                positive_table)
 from engine.controls import INJECTIONS, NEGATIVE, POSITIVE
 

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from ..core.columns import STEP
 from ..core.gaps import as_log
 from ..core.threadclocks import step_clock_ms
-from ..instrument.controls import injections
+from ..instrument.control_scores import injections
 from ..runs.tables import LABEL_NAMES
 from .figures import COLOURS
 
