@@ -6,9 +6,8 @@ the rest are the engine's submodules, named once below.
 """
 from __future__ import annotations
 
-import engine
-from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, Config, RunSpec, control_specs, ensure_runs,
-                    get_profile, profile_specs)
+from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, control_specs, ensure_runs, get_profile,
+                    profile_specs)
 from engine.cache import CACHE_ENV, cache_dir
 from engine.calibrate import REGIME, load_calibration
 from engine.config import INJECTION_KINDS
@@ -16,7 +15,7 @@ from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
 from engine.microbench import forward_ms_subprocess
 from engine.threadclock import ThreadClock
 
-__all__ = ["engine", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Config", "RunSpec", "control_specs",
+__all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "cache_dir", "REGIME",
            "load_calibration", "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE",
            "overhead_configs", "forward_ms_subprocess", "ThreadClock"]
