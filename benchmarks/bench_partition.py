@@ -1,17 +1,24 @@
-"""Benchmark: partition a whole run two ways, in one process, on the same raw log.
+"""Benchmark: what summarizing a run costs, as a user meets it, next to the article's script.
 
-    python benchmarks/bench_partition.py [RAW_LOG.npz] [--repeat N]
+    python benchmarks/bench_partition.py [RAW_LOG.npz] [--repeat N] [--processes N]
 
-* whole-run path: analysis.partition_run (numpy, all gaps at once);
-* per-gap loop:   the scalar analysis.Partitioner called once per gap from Python,
-  computing what the article's analysis loop computed per gap (parts, context,
-  primary cause, reconciliation error, skipped-step check).
+All in one run, on one raw log (default: the golden 60 s baseline log written by the
+article's own engine):
 
-Prints gaps per second for both, their ratio, the time of a full
-``summarize(path)`` (load + partition + summary) and its peak memory.  Not a test:
-timings depend on the machine, so run it alone (no other heavy process), with
-OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1.  Goal (issue 3): a 60 s run summarized in
-under 1 s, >= 50x the per-gap loop, peak memory under 300 MB.
+1. cold, in fresh processes: ``import analysis`` and a first ``summarize(path)``,
+   each first call broken down by stage (reading the archive, validating it, the
+   partition, the summary), plus the imports and library warm-up the first call pays
+   (its time beyond the same stages run warm) and what it imported;
+2. warm, in this process: the same stages again (medians), the summaries cache
+   (a hit, and a miss with its atomic write), the whole-run partition against the
+   scalar Partitioner called once per gap, and peak memory;
+3. side by side: the article's ``analyze.py`` (cut out of the article text at run
+   time, run as-is as a whole process) against our first ``summarize(path)`` and our
+   whole process (``python -c`` import + summarize), with the ratios and the goals
+   of issue 16: import + first summarize <= (0.64 + 0.195) / 2 s; first summarize
+   <= 1/50 of the article's whole process.
+
+Not a test: timings depend on the machine, so run it alone (no other heavy process).
 """
 import os
 
@@ -20,95 +27,206 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
+import json  # noqa: E402
 import resource  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
-
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-import analysis  # noqa: E402
+SHARED = ROOT.parent / "shared"
+DEFAULT_LOG = SHARED / "golden" / "ladder-r7.5-baseline__s1.npz"
+ARTICLE = SHARED / "seed" / "000_6ff97997f1f5eff0.txt"
+LISTINGS = {  # as tests/test_article_compat.py cuts them
+    "attribution.py": ("attribution.py — the exclusive gap partitioner\n", "test_attribution.py — unit tests"),
+    "analyze.py": ("analyze.py — recomputes every number from the raw logs\n", "DEV Community"),
+}
+GOAL_IMPORT_AND_FIRST_S = (0.64 + 0.195) / 2     # half of issue 16's measurement
+GOAL_RATIO = 50.0
 
-DEFAULT_LOG = ROOT.parent / "shared" / "golden" / "ladder-r7.5-baseline__s1.npz"
+# Runs in a fresh interpreter: the cold numbers. Prints one JSON line.
+COLD_PROBE = r"""
+import sys, time
+t0 = time.perf_counter()
+import analysis
+t_import = time.perf_counter() - t0
+before = set(sys.modules)
+import numpy as np
+from analysis.core.gaps import partition_gaps
+from analysis.core.runlog import RunLog
+path = sys.argv[1]
+
+def stages():
+    s = {}
+    t = time.perf_counter()
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    s["read"] = time.perf_counter() - t
+    t = time.perf_counter()
+    log = RunLog.from_arrays(path, **arrays)
+    s["validate"] = time.perf_counter() - t
+    t = time.perf_counter()
+    gaps = partition_gaps(log)
+    s["partition"] = time.perf_counter() - t
+    t = time.perf_counter()
+    analysis.summarize(log, gaps=gaps)
+    s["summary"] = time.perf_counter() - t
+    return s
+
+if sys.argv[2] == "first":
+    t = time.perf_counter()
+    analysis.summarize(path)
+    first = time.perf_counter() - t
+    new = sorted(m for m in set(sys.modules) - before if "." not in m and not m.startswith("_"))
+    out = {"import": t_import, "first": first, "imported": new}
+else:
+    cold = stages()
+    warm = [stages() for _ in range(5)]
+    out = {"cold": cold, "warm": {k: sorted(w[k] for w in warm)[2] for k in cold}}
+print(__import__("json").dumps(out))
+"""
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def fresh(args, env_path=True):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)} if env_path else dict(os.environ)
+    t = time.perf_counter()
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT)
+    wall = time.perf_counter() - t
+    if proc.returncode:
+        raise SystemExit(f"{args[:3]} failed:\n{proc.stderr}")
+    return wall, proc.stdout
 
 
 def timed(fn, repeat):
-    """(median seconds, min seconds, last result) over ``repeat`` calls."""
+    """(median seconds, last result) over ``repeat`` calls."""
     times, out = [], None
     for _ in range(repeat):
         gc.collect()
         t = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), min(times), out
+    return median(times), out
 
 
-def per_gap_loop(log):
+def per_gap_loop(analysis, log):
     """What a per-gap analysis does: one Python call per gap."""
     part = analysis.Partitioner(analysis.steps_from_log(log), log.gcs[:, :2].tolist())
     evictions = analysis.evictions_by_request(log)
     by_request = {}
     for rid, t, k in log.emissions.tolist():
         by_request.setdefault(int(rid), []).append((t, int(k)))
-    rows, worst, skipped = [], 0.0, 0
+    rows = []
     for rid, tokens in by_request.items():
         ev = evictions.get(rid, ())
         for (ta, ka), (tb, kb) in zip(tokens, tokens[1:]):
             parts, ctx = part.gap(ta, tb, ev)
             gap = (tb - ta) * 1e3
-            worst = max(worst, abs(sum(parts.values()) - gap))
-            if kb > ka + 1 and not any(a < tb and (b is None or b > ta) for a, b in ev):
-                skipped += 1
             rows.append((gap, parts, ctx, analysis.primary_cause(gap, parts)))
     return rows
+
+
+def article_script(folder: Path) -> Path:
+    text = ARTICLE.read_text()
+    for name, (start, end) in LISTINGS.items():
+        i = text.index(start) + len(start)
+        (folder / name).write_text(text[i:text.index(end, i)])
+    return folder / "analyze.py"
+
+
+def ms(s):
+    return f"{s * 1e3:8.1f} ms"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("raw_log", nargs="?", default=str(DEFAULT_LOG))
-    ap.add_argument("--repeat", type=int, default=7, help="repetitions of the fast path")
+    ap.add_argument("--repeat", type=int, default=7, help="repetitions of each warm measurement")
+    ap.add_argument("--processes", type=int, default=5, help="fresh processes per cold measurement")
     args = ap.parse_args()
-    path = Path(args.raw_log)
+    path = str(Path(args.raw_log).resolve())
+    py = sys.executable
 
-    load_s, _, log = timed(lambda: analysis.load(path), args.repeat)
-    n_gaps = len(log.emissions) - len(np.unique(log.emissions[:, 0]))
-    print(f"raw log   {path.name}: {len(log.steps)} steps, {len(log.segs)} segments, "
-          f"{len(log.gcs)} GC pauses, {len(log.evictions)} evictions, {n_gaps} gaps")
+    # ------------------------------------------------------------------ cold
+    firsts = [json.loads(fresh([py, "-c", COLD_PROBE, path, "first"])[1]) for _ in range(args.processes)]
+    staged = [json.loads(fresh([py, "-c", COLD_PROBE, path, "stages"])[1]) for _ in range(args.processes)]
+    ours_whole = [fresh([py, "-c", f"import analysis; analysis.summarize({path!r})"])[0]
+                  for _ in range(args.processes)]
+    imp = median([f["import"] for f in firsts])
+    first = median([f["first"] for f in firsts])
+    cold = {k: median([s["cold"][k] for s in staged]) for k in staged[0]["cold"]}
+    warm_in_fresh = {k: median([s["warm"][k] for s in staged]) for k in staged[0]["warm"]}
 
-    fast_s, fast_min, frame = timed(lambda: analysis.partition_run(log), args.repeat)
-    slow_s, _, rows = timed(lambda: per_gap_loop(log), 1)
-    assert len(rows) == len(frame) == n_gaps
+    # ------------------------------------------------------------------ theirs
+    with tempfile.TemporaryDirectory() as tmp:
+        script = article_script(Path(tmp))
+        theirs = [fresh([py, str(script), path], env_path=False)[0] for _ in range(args.processes)]
+    theirs_s = median(theirs)
 
-    # the two must agree before their speeds mean anything; both visit gaps in the
-    # same order (requests by first appearance, tokens in file order)
+    # ------------------------------------------------------------------ warm, here
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+    import analysis
+    from analysis.runs import summaries
+    load_s, log = timed(lambda: analysis.load(path), args.repeat)
+    part_s, gaps = timed(lambda: analysis.partition_gaps(log), args.repeat)
+    summ_s, _ = timed(lambda: analysis.summarize(log, gaps=gaps), args.repeat)
+    whole_s, summary = timed(lambda: analysis.summarize(path), args.repeat)
+    frame_s, frame = timed(lambda: analysis.partition_run(log), args.repeat)
+    slow_s, rows = timed(lambda: per_gap_loop(analysis, log), 1)
     slow = np.array([[r[1][k] for k in analysis.LABELS] for r in rows])
     assert np.array_equal(frame["gap_ms"].to_numpy(), np.array([r[0] for r in rows]))
     diff = float(np.abs(frame[analysis.LABELS].to_numpy() - slow).max())
-
-    summ_s, summ_min, summary = timed(lambda: analysis.summarize(path), args.repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["ITL_CACHE_DIR"] = tmp
+        t = time.perf_counter()
+        summaries.summary_cached(path)
+        miss_s = time.perf_counter() - t
+        hit_s, _ = timed(lambda: summaries.summary_cached(path), args.repeat)
     tracemalloc.start()
     analysis.summarize(path)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    print(f"load      {load_s * 1e3:8.1f} ms (median of {args.repeat})")
-    print(f"whole-run {fast_s * 1e3:8.1f} ms  {n_gaps / fast_s:12,.0f} gaps/s "
-          f"(median of {args.repeat}; best {fast_min * 1e3:.1f} ms)")
-    print(f"per-gap   {slow_s * 1e3:8.1f} ms  {n_gaps / slow_s:12,.0f} gaps/s (one run)")
-    print(f"ratio     {slow_s / fast_s:8.1f} x  (whole-run vs per-gap loop, medians)")
-    print(f"agreement max |whole-run - per-gap| = {diff:.2e} ms over all labels and gaps")
-    print(f"summarize {summ_s * 1e3:8.1f} ms  (load + partition + summary, median of "
-          f"{args.repeat}; best {summ_min * 1e3:.1f} ms; p99 = {summary['itl_p99']:.2f} ms)")
-    print(f"memory    summarize peak {peak / 2**20:.1f} MB traced (numpy + Python); "
-          f"process max RSS {rss_mb:.0f} MB (includes the per-gap loop and imports)")
-    ok = summ_s < 1.0 and slow_s / fast_s >= 50 and peak / 2**20 < 300
-    print("goal      " + ("met" if ok else "NOT met") +
-          " (summarize < 1 s, ratio >= 50x, peak < 300 MB)")
+    # ------------------------------------------------------------------ report
+    n = len(frame)
+    print(f"raw log      {Path(path).name}: {len(log.steps)} steps, {len(log.segs)} segments, "
+          f"{len(log.gcs)} GC pauses, {len(log.evictions)} evictions, {n} gaps; p99 {summary['itl_p99']:.2f} ms")
+    print(f"\nCOLD (fresh processes, medians of {args.processes})")
+    print(f"  import analysis           {ms(imp)}")
+    print(f"  first summarize(path)     {ms(first)}")
+    stage_sum = sum(cold.values())
+    for k in cold:
+        print(f"    {k:<22}  {ms(cold[k])}   warm in the same process {ms(warm_in_fresh[k])}")
+    print(f"    first-call overhead     {ms(stage_sum - sum(warm_in_fresh.values()))}   "
+          f"(the stages cold minus warm: imports and warm-up paid inside the first call)")
+    print(f"    imported by the first call: {', '.join(firsts[0]['imported']) or 'nothing'}")
+    print(f"  whole process (python -c) {ms(median(ours_whole))}")
+    print(f"\nWARM (this process, medians of {args.repeat})")
+    print(f"  load (read + validate)    {ms(load_s)}")
+    print(f"  partition (arrays)        {ms(part_s)}   {n / part_s:12,.0f} gaps/s")
+    print(f"  partition_run (DataFrame) {ms(frame_s)}")
+    print(f"  summary of the partition  {ms(summ_s)}")
+    print(f"  summarize(path)           {ms(whole_s)}")
+    print(f"  summaries cache           miss {ms(miss_s)} (summarize + atomic write), hit {ms(hit_s)}")
+    print(f"  per-gap scalar loop       {ms(slow_s)}   {n / slow_s:12,.0f} gaps/s; whole-run is "
+          f"{slow_s / part_s:.0f}x faster; max |difference| {diff:.1e} ms")
+    print(f"  memory                    summarize peak {peak / 2**20:.1f} MB traced; max RSS {rss_mb:.0f} MB")
+    print("\nSIDE BY SIDE with the article's analyze.py (whole process, medians)")
+    print(f"  article analyze.py        {ms(theirs_s)}")
+    print(f"  ours, whole process       {ms(median(ours_whole))}   {theirs_s / median(ours_whole):6.1f}x faster")
+    print(f"  ours, first summarize     {ms(first)}   {theirs_s / first:6.1f}x faster "
+          f"(goal >= {GOAL_RATIO:.0f}x: {'met' if theirs_s / first >= GOAL_RATIO else 'NOT met'})")
+    print(f"  ours, import + first      {ms(imp + first)}   goal <= {ms(GOAL_IMPORT_AND_FIRST_S).strip()}: "
+          f"{'met' if imp + first <= GOAL_IMPORT_AND_FIRST_S else 'NOT met'}")
 
 
 if __name__ == "__main__":

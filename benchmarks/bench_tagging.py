@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def main(argv=None) -> int:
     import pandas as pd
 
-    from analysis.overhead import overhead_table, read_cost_us
+    from analysis.instrument.overhead import overhead_table, read_cost_us
     from engine.controls import overhead_configs
     from engine import RunSpec, ensure_runs
 

@@ -22,9 +22,9 @@ def test_prefix_percentiles_are_those_of_the_shorter_window(smoke_log):
 
     import numpy as np
 
-    from analysis import collect
+    from analysis.runs import summaries
     spec = SimpleNamespace(path=smoke_log, rung="baseline", seed=1)
-    rows = collect.prefix_percentiles([spec], windows=(2.0, 4.0))
+    rows = summaries.prefix_percentiles([spec], windows=(2.0, 4.0))
     gaps = analysis.partition_run(smoke_log)
     assert [r["duration"] for r in rows] == [2.0, 4.0]
     early = gaps.loc[gaps["t1"] <= 2.0, "gap_ms"].to_numpy()

@@ -1,6 +1,6 @@
 import numpy as np
 
-from analysis.gluing import plain
+from analysis.render.glue import plain
 
 
 def test_numpy_scalars_become_python_numbers_that_format():

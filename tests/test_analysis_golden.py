@@ -70,6 +70,14 @@ def test_summarize_from_a_path_is_the_same(golden):
     assert analysis.summarize(path)["itl_p99"] == analysis.summarize(log, gaps=gaps)["itl_p99"]
 
 
+def test_summary_without_pandas_is_the_summary_of_the_frame_exactly(golden):
+    """summarize(log) reads partition_gaps' arrays; given partition_run's frame it reads
+    the frame: the two must agree to the last bit, every key."""
+    path, log, gaps = golden
+    from_arrays = json.dumps(analysis.summarize(log), default=float)
+    assert from_arrays == json.dumps(analysis.summarize(log, gaps=gaps), default=float)
+
+
 def test_whole_run_path_equals_scalar_partitioner_on_every_gap(golden):
     path, log, gaps = golden
     assert_paths_agree(log, gaps)

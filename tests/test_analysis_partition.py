@@ -10,9 +10,9 @@ import math
 import pytest
 
 import analysis
-from analysis import examples
+from analysis.instrument import cases as examples
 from analysis import FirstVersionPartitioner, LABELS, Partitioner, partition_run
-from analysis.layout import runlog_from_steps
+from analysis.core.synthetic import runlog_from_steps
 
 
 def step(t0, t1, segs, graph=16, n=1):

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis import LABELS, Partitioner, partition_run
-from analysis.layout import runlog_from_steps
+from analysis.core.synthetic import runlog_from_steps
 
 UNIT = 1e-3  # one grid step = 1 ms, in seconds
 KINDS = ("tok", "swap", "prefill", "decode")

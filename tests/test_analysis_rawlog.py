@@ -8,7 +8,7 @@ import pytest
 
 import analysis
 from analysis import RawLogError, load
-from analysis.layout import runlog_from_steps
+from analysis.core.synthetic import runlog_from_steps
 
 GOLDEN = Path(os.environ.get("ANALYSIS_GOLDEN_DIR",
                              Path(__file__).resolve().parents[2] / "shared" / "golden"))

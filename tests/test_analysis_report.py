@@ -1,8 +1,8 @@
 """The reproduction report's criteria, on synthetic run summaries with known answers."""
 import pytest
 
-from analysis import report
-from analysis.labels import CAUSES, LABELS
+from analysis.core.schemes import CAUSES, LABELS
+from analysis.runs import findings as report
 
 RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]
@@ -70,3 +70,17 @@ def test_claims_about_mechanisms_that_never_fired_are_not_testable():
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["watermark_preempt", "held"] is None
     assert report.verdict_word(None).startswith("not testable")
+
+
+def test_what_the_article_measured_is_quoted_from_its_figures():
+    """The report's 'article' column is formatted from analysis/runs/article.py, the one
+    place the article's numbers live; these are the article's own words for them."""
+    from analysis.runs.article import MEASURED
+    table = report.findings(article_like())
+    assert set(table.index) <= set(MEASURED)
+    assert MEASURED["preempt_majority"] == "4 of 5 runs (57-93%)"
+    assert MEASURED["max_end"] == "median 9,466 -> 108 ms"
+    assert MEASURED["graph_tail"] == "0.1-0.7% of tail time"
+    assert MEASURED["compact"] == "gen-0 ~380-400 -> 20-44; no gen-2"
+    assert MEASURED["overload_watermark"] == "median p99.9 1,022 -> 56 ms"
+    assert (table["article"] == [MEASURED[k] for k in table.index]).all()

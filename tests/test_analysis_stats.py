@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import stats
-from analysis.stats import (ALPHA, END_TO_END, METRICS, SUGGESTIVE, ladder_verdicts, min_p, min_seeds,
-                            paired_change, seed_subsample_intervals, seeds_needed, sign_flip,
-                            verdict_phrase)
+from analysis.runs import paired, signflip
+from analysis.runs.paired import (END_TO_END, METRICS, ladder_verdicts, paired_change, seed_subsample_intervals,
+                                  verdict_phrase)
+from analysis.runs.signflip import ALPHA, SUGGESTIVE, min_p, min_seeds, seeds_needed, sign_flip
 
 RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]
@@ -87,15 +87,14 @@ def test_monte_carlo_beyond_16_seeds_is_seeded_and_sensible():
 
 
 def test_monte_carlo_agrees_with_enumeration(monkeypatch):
-    import analysis.stats as stats
     d = np.random.default_rng(1).normal(0.2, 0.5, 10)
     exact = sign_flip(d)
-    monkeypatch.setattr(stats, "EXACT_MAX_SEEDS", 8)
-    stats._signs.cache_clear()
+    monkeypatch.setattr(signflip, "EXACT_MAX_SEEDS", 8)
+    signflip._signs.cache_clear()
     try:
         mc = sign_flip(d, seed=1)
     finally:
-        stats._signs.cache_clear()
+        signflip._signs.cache_clear()
     assert mc["method"] == "monte carlo" and exact["method"] == "exact"
     assert mc["p"] == pytest.approx(exact["p"], abs=0.01)
     assert (mc["lo"], mc["hi"]) == pytest.approx((exact["lo"], exact["hi"]), abs=0.03)
@@ -270,7 +269,7 @@ def test_seeds_needed_grows_with_noise():
 
 
 def test_seed_interval_figure_renders():
-    from analysis.figures_stats import seed_interval_figure
+    from analysis.render.figures_stats import seed_interval_figure
     fig = seed_interval_figure(seed_subsample_intervals(synthetic_ladder()))
     fig.savefig(io.BytesIO(), format="png")
     assert fig.axes[0].get_yscale() == "log"
@@ -302,9 +301,9 @@ def test_verdict_cells_table_has_every_step_and_metric():
     rng = np.random.default_rng(3)
     rungs = ["a", "b", "c"]
     runs = [{"rung": r, "seed": s, **{m: float(rng.lognormal(3, 0.1)) * (0.3 if r == "c" else 1.0)
-                                      for m in stats.METRICS}}
+                                      for m in paired.METRICS}}
             for r in rungs for s in range(1, 9)]
-    table = stats.verdict_cells(stats.ladder_verdicts(runs))
+    table = paired.verdict_cells(paired.ladder_verdicts(runs))
     assert list(table.index) == ["a -> b", "b -> c", "end to end"]
     assert list(table.columns) == ["p50", "p99", "p99.9", "max", "TTFT p50"]
     assert table.loc["end to end", "p99"].endswith("established")
@@ -314,4 +313,4 @@ def test_verdict_cells_table_has_every_step_and_metric():
 @pytest.mark.parametrize("n, best", [(1, "insufficient runs"), (3, "no change"), (4, "no change"),
                                      (5, "suggestive"), (6, "established")])
 def test_strongest_verdict_follows_the_p_value_floor(n, best):
-    assert stats.strongest_verdict(n) == best
+    assert signflip.strongest_verdict(n) == best

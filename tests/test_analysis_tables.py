@@ -6,10 +6,10 @@ import pytest
 from matplotlib.figure import Figure
 
 import analysis
-from analysis import figures
-from analysis.labels import CAUSES, LABELS
-from analysis.summary import HIST_BINS
-from analysis.texthist import histogram_bar
+from analysis.render import figures
+from analysis.core.schemes import CAUSES, LABELS
+from analysis.core.summary import HIST_BINS
+from analysis.render.texthist import histogram_bar
 
 
 def fake_summary(rung, seed, p99, share_preempt):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from analysis import load, partition_run, summarize
-from analysis.controls import (NEGATIVE_BOUND, charged_share, injections, negative_row,
+from analysis.instrument.control_scores import (NEGATIVE_BOUND, charged_share, injections, negative_row,
                                positive_table)
 from engine.controls import INJECTIONS, NEGATIVE, POSITIVE
 
@@ -91,7 +91,7 @@ def test_refined_scheme_keeps_gc_and_reconciles(smoke_log):
 
 
 def _labels(name):
-    from analysis.labels import get_scheme
+    from analysis.core.schemes import get_scheme
     return list(get_scheme(name).labels)
 
 
@@ -105,7 +105,7 @@ def test_refined_scheme_needs_the_extra_arrays(smoke_log):
 
 def test_segment_work_from_steps_matches_the_log(smoke_log):
     """Logs that predate seg_work get it from the steps array; both agree."""
-    from analysis.threadtime import segment_work
+    from analysis.core.threadclocks import segment_work
     log = load(smoke_log)
     older = dataclasses.replace(log, extras={k: v for k, v in log.extras.items() if k != "seg_work"})
     assert np.array_equal(segment_work(older), segment_work(log))
@@ -122,7 +122,7 @@ def test_slow_step_accounting_sees_the_hog(control_logs):
     and the per-step split never charges more off-CPU time than the decode's own wall
     time. (How much of the hog lands in decode segments rather than the rest of the
     step varies run to run; all of it landing in `os` is test_cpu_hog_lands_in_os.)"""
-    from analysis.slowsteps import decode_steps
+    from analysis.instrument.sixth_pile import decode_steps
     log = load(control_logs[POSITIVE[1].config.name])
     inj = injections(log).iloc[0]
     d = decode_steps(log)
@@ -140,7 +140,7 @@ def test_slow_step_accounting_sees_the_hog(control_logs):
     (0.2, 0.3, "steal"),            # the off-CPU part gets its sentence even when it is the minority
 ])
 def test_sixth_pile_answer_follows_the_numbers(off, runq, word):
-    from analysis.slowsteps import answer
+    from analysis.instrument.sixth_pile import answer
     words = answer({"slow_steps": 10, "offcpu_share": off, "runq_share_of_offcpu": runq})
     assert word in words["where"] + words["how"]
     assert words["how"].endswith(".")

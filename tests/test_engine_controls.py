@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analysis import load
-from analysis.threadtime import clock_intervals
+from analysis.core.threadclocks import clock_intervals
 from engine.serve.config import Config, Injection
 from engine.controls import POSITIVE, overhead_configs
 from engine.serve.workload import Workload, make_trace
@@ -81,7 +81,7 @@ def test_provenance_has_machine_cpu_accounting(control_logs):
 def test_every_knob_is_explained_in_the_book():
     import dataclasses
 
-    from analysis.instrument import knob_table
+    from analysis.instrument.knobs import knob_table
     table = knob_table(Config())
     assert set(table.index) == {f.name for f in dataclasses.fields(Config)} - {"name"}
     assert (table["meaning"] != "").all(), table[table["meaning"] == ""]

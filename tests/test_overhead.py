@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import load
-from analysis.overhead import observed_phrase, overhead_table, reads_per_step
+from analysis.instrument.overhead import observed_phrase, overhead_table, reads_per_step
 from engine.controls import overhead_configs
 
 

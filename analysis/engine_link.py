@@ -1,0 +1,24 @@
+"""The one module of the analysis that imports ``engine``: everything the runs,
+instrument and render layers need from it, under one roof, so that a change in the
+engine's layout is a change here only.  ``core`` never imports it (the method reads
+raw logs, whichever engine wrote them).  Top-level ``engine.X`` names are preferred;
+the rest are the engine's submodules, named once below.
+"""
+from __future__ import annotations
+
+from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, control_specs, ensure_runs, get_profile,
+                    profile_specs)
+from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
+from engine.fidelity import cached_compare
+from engine.microbench import forward_ms_subprocess
+from engine.runs import target
+from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, write_atomic_text
+from engine.runs.calibrate import load_calibration
+from engine.runs.target import BAND, Band
+from engine.serve.config import INJECTION_KINDS
+from engine.serve.threadclock import ThreadClock
+
+__all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "control_specs",
+           "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
+           "write_atomic_text", "load_calibration", "target", "BAND", "Band", "INJECTION_KINDS", "CONTROLS",
+           "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "forward_ms_subprocess", "ThreadClock"]

@@ -1,0 +1,161 @@
+"""The article's sixth pile: decode steps that ran several times slower than their
+batch size predicts, with no tag to explain them.
+
+For every captured decode step, the GC-free decode time is set against the captured-
+path fit (baseline.py). A step at least ``factor`` times the fit is *slow*; its excess
+(actual minus predicted) is split by the thread clocks around its decode segment
+(threadclocks.segment_clock_s) into time off the CPU (wall minus CPU time), of which the
+run-queue wait is the part spent runnable but not running, and time on the CPU. A slow
+step is *descheduled* when at least half its excess was off the CPU.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.columns import SEG, STEP
+from ..core.coverage import gc_within_s
+from ..core.gaps import as_log, partition_run
+from ..core.runlog import RunLog
+from ..core.schemes import ARTICLE, CLEAN, SEGMENT_KINDS, get_scheme
+from ..core.threadclocks import segment_clock_s
+from ..core.timeline import MS, EngineTimeline
+
+SLOW_FACTOR = 5.0
+DECODE = SEGMENT_KINDS.index("decode")
+
+
+def decode_steps(log_or_path) -> pd.DataFrame:
+    """One row per captured decode step: step, t (s), padded size, decode_ms (GC-free),
+    predicted_ms, ratio, offcpu_ms, runq_ms, and the step's gc_ms inside the segment."""
+    log: RunLog = as_log(log_or_path)
+    tl = EngineTimeline.from_log(log, ARTICLE)
+    segs, steps, gcs = log.segs, log.steps, log.gcs
+    dec = np.flatnonzero(segs[:, SEG.kind] == DECODE)
+    step = segs[dec, SEG.step].astype(np.intp)
+    size = steps[step, STEP.graph]
+    keep = size > 0
+    dec, step, size = dec[keep], step[keep], size[keep]
+    a, b = segs[dec, SEG.t0], segs[dec, SEG.t1]
+    gc_ms = gc_within_s(gcs, a, b) * MS
+    decode_ms = tl.step_decode_ms[step]
+    predicted = tl.baseline.ms_at(size) if tl.baseline is not None else np.full(len(step), np.nan)
+    off_s, runq_s = segment_clock_s(log)
+    off, runq = off_s[dec] * MS, runq_s[dec] * MS
+    return pd.DataFrame({"step": step, "t": a, "size": size.astype(int), "decode_ms": decode_ms,
+                         "predicted_ms": predicted, "ratio": decode_ms / predicted,
+                         "offcpu_ms": off, "runq_ms": runq, "gc_ms": gc_ms})
+
+
+def decode_steps_of(paths) -> pd.DataFrame:
+    """decode_steps of several runs in one frame, with a ``run`` column (position in paths)."""
+    return pd.concat([decode_steps(p).assign(run=i) for i, p in enumerate(paths)], ignore_index=True)
+
+
+def slow_steps(steps, factor: float = SLOW_FACTOR) -> pd.DataFrame:
+    """The slow captured decode steps, with excess_ms, its off-CPU and on-CPU parts.
+    ``steps``: a decode_steps frame, or a raw log / path to make one from."""
+    d = steps if isinstance(steps, pd.DataFrame) else decode_steps(steps)
+    slow = d[d["ratio"] >= factor].copy()
+    slow["excess_ms"] = slow["decode_ms"] - slow["predicted_ms"]
+    slow["excess_offcpu_ms"] = np.minimum(slow["offcpu_ms"], slow["excess_ms"])
+    slow["excess_oncpu_ms"] = slow["excess_ms"] - slow["excess_offcpu_ms"]
+    slow["descheduled"] = slow["excess_offcpu_ms"] >= 0.5 * slow["excess_ms"]
+    return slow
+
+
+def excess_not_runq_ms(slow: pd.DataFrame) -> float:
+    """Off-CPU excess of the slow steps that the run queue does not account for (ms)."""
+    off = slow["excess_offcpu_ms"]
+    return float(off.sum() - np.minimum(slow["runq_ms"], off).sum())
+
+
+def sixth_pile(steps: pd.DataFrame, factor: float = SLOW_FACTOR) -> dict:
+    """From decode_steps_of(paths): how many captured steps, how many slow, and where
+    their excess went."""
+    d = steps
+    slow = slow_steps(d, factor)
+    excess = float(slow["excess_ms"].sum())
+    off = float(slow["excess_offcpu_ms"].sum())
+    runq = float(np.minimum(slow["runq_ms"], slow["excess_offcpu_ms"]).sum())
+    normal = d[d["ratio"] < factor]
+    return {
+        "factor": factor, "runs": int(d["run"].nunique()), "captured_steps": int(len(d)),
+        "slow_steps": int(len(slow)),
+        "slow_per_10k": 1e4 * len(slow) / max(len(d), 1),
+        "descheduled": int(slow["descheduled"].sum()),
+        "excess_ms": excess,
+        "offcpu_share": off / excess if excess > 0 else float("nan"),
+        "runq_share_of_offcpu": runq / off if off > 0 else float("nan"),
+        "oncpu_share": 1 - off / excess if excess > 0 else float("nan"),
+        "slow_median_ms": float(slow["decode_ms"].median()) if len(slow) else float("nan"),
+        "slow_median_ratio": float(slow["ratio"].median()) if len(slow) else float("nan"),
+        "normal_offcpu_median_us": float(normal["offcpu_ms"].median() * 1e3) if len(normal) else float("nan"),
+        "steps_with_offcpu_over_1ms": int((d["offcpu_ms"] > 1.0).sum()),
+    }
+
+
+def clean_tail(paths) -> tuple[pd.Series, pd.Series]:
+    """The article scheme's unexplained tail gaps (p99 and up, primary cause 'clean')
+    under the refined scheme: (how many get each refined primary cause, and the share
+    of their summed gap time by refined label)."""
+    labels = list(get_scheme("refined").labels)
+    counts = pd.Series(dtype=float)
+    sums, total = pd.Series(0.0, index=labels), 0.0
+    for p in paths:
+        log = as_log(p)
+        art, ref = partition_run(log, "article"), partition_run(log, "refined")
+        gap = art["gap_ms"].to_numpy()
+        clean = (gap >= np.percentile(gap, 99)) & (art["cause"].astype(str) == CLEAN).to_numpy()
+        counts = counts.add(ref.loc[clean, "cause"].astype(str).value_counts(), fill_value=0)
+        sums += ref.loc[clean, labels].sum()
+        total += float(gap[clean].sum())
+    shares = sums / total if total else sums * np.nan
+    return counts.sort_values(ascending=False).astype(int), shares
+
+
+def machine_steal(paths) -> dict:
+    """The hypervisor's steal time while the runs ran (from each log's provenance),
+    as seconds and as a share of all the machine's CPU time."""
+    steal = total = 0.0
+    for p in paths:
+        during = as_log(p).provenance.get("machine_cpu_s_during_run") or {}
+        steal += during.get("steal", 0.0)
+        total += sum(during.values())
+    return {"steal_s": steal, "cpu_s": total, "steal_share": steal / total if total else float("nan")}
+
+
+def answer(pile: dict) -> dict:
+    """Words for what the slow steps were, decided by the numbers (no threshold hidden
+    in prose): where most of their excess went ("where"), and a sentence on how their
+    off-CPU part was lost ("how"; empty when there was none)."""
+    off = pile["offcpu_share"]
+    if not pile["slow_steps"] or not np.isfinite(off):
+        return {"where": "absent: no captured decode step was that slow", "how": ""}
+    where = (("mostly on the CPU: the thread kept running and the work itself took longer (what "
+              "made it longer, the thread clocks cannot say)") if off < 0.5
+             else "mostly off the CPU: the engine thread was not running")
+    rq = pile["runq_share_of_offcpu"]
+    if not off > 0:
+        how = ""
+    elif np.isfinite(rq) and rq >= 0.5:
+        how = ("Most of the off-CPU time, then, was the engine thread waiting on this machine's "
+               "run queue behind another runnable thread.")
+    else:
+        how = ("Most of the off-CPU time, then, was neither running nor waiting on this machine's "
+               "run queue, which for a thread making no blocking call inside a decode is what the "
+               "hypervisor taking the virtual CPU away (steal) looks like from inside the guest.")
+    return {"where": where, "how": how}
+
+
+def steal_sentence(steal: dict) -> str:
+    """What the kernel's steal counter says about this machine, in words."""
+    if not np.isfinite(steal["steal_share"]):
+        return "The kernel's CPU accounting was not available for these runs."
+    if steal["steal_s"] <= 0:
+        return ("The kernel counted no steal time while these runs ran: whatever took the CPU "
+                "away was not the hypervisor, as far as this machine can tell.")
+    return (f"The kernel counted {steal['steal_s']:.1f} s of steal time while these runs ran, "
+            f"{100 * steal['steal_share']:.2f}% of all the machine's CPU time (/proc/stat, read by "
+            f"the engine before and after each run): this machine is virtual, and the hypervisor "
+            f"does take its CPUs away.")

@@ -1,0 +1,256 @@
+"""The reproduction report: each headline finding of the article next to this build's
+number, with a stated criterion for whether the finding held here.
+
+A criterion is a rule about runs (never about pooled gaps), written down before it is
+applied, so "held" is computed, not judged. With few or short runs a finding can fail
+for lack of events (no preemption in a 3 s smoke run); the table then says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..core.schemes import CAUSES
+from . import article as A
+from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
+from .select import rung_rows as _rung
+from .tables import summaries_frame
+from .text import ms as _ms, pct as _pct, span as _span
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str
+    claim: str               # the article's finding, in short
+    criterion: str           # the rule applied to this build's runs
+    compute: Callable        # frame -> (here: str, held: bool | None, value: float);
+                             # held None: the runs never produced the events the claim is about
+    needs: tuple = (FIRST,)  # rungs whose runs the claim is about
+
+
+def _median(frame, rung, col) -> float:
+    sub = _rung(frame, rung)[col]
+    return float(sub.median()) if len(sub) else float("nan")
+
+
+def _largest_gen2(frame, rung) -> list[float]:
+    return [max(p) if len(p) else 0.0 for p in _rung(frame, rung)["gen2_serving_ms"]]
+
+
+def _fwd_clean(f):
+    v = _rung(f, FIRST)["fwd_share_clean_median"]
+    return _span(v), bool(len(v) and v.min() >= 0.90), float(v.median())
+
+
+def _fwd_tail(f):
+    v = _rung(f, FIRST)["fwd_share_tail_median"]
+    return _span(v), bool(len(v) and v.max() <= 0.50), float(v.median())
+
+
+def _preempt_majority(f):
+    v = _rung(f, FIRST)["tail_share_preempt"]
+    k = int((v > 0.5).sum())
+    return (f"{k} of {len(v)} runs ({_span(v)})", k > len(v) / 2, float(k))
+
+
+def _prefill_count(f):
+    b = _rung(f, FIRST)
+    counts = b[[f"tail_count_{c}" for c in CAUSES]].to_numpy()
+    top = counts.argmax(axis=1) == CAUSES.index("prefill")
+    k = int(top.sum())
+    return (f"prefill led by count in {k} of {len(b)} runs", bool(len(b) and k == len(b)), float(k))
+
+
+def _graph_tail(f):
+    v = _rung(f, FIRST)["tail_share_graph"]
+    return _span(v), bool(len(v) and v.max() < 0.01), float(v.median())
+
+
+def _graph_body(f):
+    b = _rung(f, FIRST)
+    tail, body = b["tail_share_graph"].median(), b["all_share_graph"].median()
+    return (f"{_pct(body)} of all gap time vs {_pct(tail)} of tail time", bool(body >= tail), float(body))
+
+
+def _end_to_end(metric, factor):
+    def compute(f):
+        a, b = _median(f, FIRST, metric), _median(f, LAST, metric)
+        return f"{_ms(a)} -> {_ms(b)}", bool(b < factor * a), b / a
+    return compute
+
+
+def _p50_flat(f):
+    a, b = _median(f, FIRST, "itl_p50"), _median(f, LAST, "itl_p50")
+    return f"{_ms(a)} -> {_ms(b)}", bool(0.8 <= b / a <= 1.25), b / a
+
+
+def _gc_freeze(f):
+    a, b = _largest_gen2(f, FIRST), _largest_gen2(f, GC_FREEZE)
+    ma, mb = (float(np.median(x)) if x else float("nan") for x in (a, b))
+    here = f"largest serving gen-2 pause {_span(a, _ms)} -> {_span(b, _ms)}"
+    if not ma > 0:
+        return here, None, float("nan")        # no full collection to shorten
+    return here, bool(mb < 0.5 * ma), mb / ma
+
+
+def _compact(f):
+    a, b = _rung(f, GC_FREEZE)["gc_counts_0"], _rung(f, COMPACT_HISTORY)
+    gen2_runs = int(sum(len(p) > 0 for p in b["gen2_serving_ms"]))
+    here = (f"gen-0 collections {_span(a, lambda x: f'{x:.0f}')} -> "
+            f"{_span(b['gc_counts_0'], lambda x: f'{x:.0f}')}; runs with a serving gen-2 pause: {gen2_runs}")
+    held = bool(len(b) and b["gc_counts_0"].median() * 5 < a.median() and gen2_runs == 0)
+    return here, held, float(b["gc_counts_0"].median())
+
+
+def _graphs48(f):
+    a, b = _rung(f, COMPACT_HISTORY)["eager_steps"], _rung(f, GRAPHS_48)["eager_steps"]
+    here = f"eager steps {_span(a, lambda x: f'{x:.0f}')} -> {_span(b, lambda x: f'{x:.0f}')}"
+    if not (len(a) and a.max() > 0):
+        return here, None, float("nan")        # nothing ran eager before the fix
+    return here, bool(len(b) and b.max() == 0), float(b.max()) if len(b) else float("nan")
+
+
+def _budget(f):
+    a, b = _median(f, GRAPHS_48, "itl_p99"), _median(f, BUDGET_256, "itl_p99")
+    return f"median p99 {_ms(a)} -> {_ms(b)}", bool(b < a), b / a
+
+
+def _tok_off(f):
+    a, v = _rung(f, BUDGET_256)["tail_share_tok"], _rung(f, TOKENIZE_OFF_LOOP)["tail_share_tok"]
+    here = f"tokenizer tail share {_span(a)} -> {_span(v)}"
+    if not (len(a) and a.max() > 0):
+        return here, None, float("nan")        # the tokenizer never reached the tail before
+    return here, bool(len(v) and v.max() < 0.001), float(v.max())
+
+
+def _watermark_preempt(f):
+    a, b = _rung(f, TOKENIZE_OFF_LOOP)["preemptions"], _rung(f, LAST)["preemptions"]
+    num = lambda x: f"{x:.0f}"
+    here = f"preemptions per run {_span(a, num)} -> {_span(b, num)}"
+    if not a.median() > 0:
+        return here, None, float("nan")        # nothing to prevent
+    return here, bool(len(b) and b.median() * 5 <= a.median()), float(b.median())
+
+
+def _watermark_ttft(f):
+    a = _rung(f, TOKENIZE_OFF_LOOP).set_index("seed")["ttft_p50"]
+    b = _rung(f, LAST).set_index("seed")["ttft_p50"]
+    seeds = a.index.intersection(b.index)
+    k = int((b[seeds] > a[seeds]).sum())
+    return f"TTFT p50 rose in {k} of {len(seeds)} runs", bool(len(seeds) and k == len(seeds)), float(k)
+
+
+def _reconcile(f):
+    worst = float(f["reconcile_max_err_ms"].max())
+    return f"{worst:.1e} ms over {len(f)} runs", bool(worst < 1e-9), worst
+
+
+def _skipped(f):
+    n = int(f["skipped_steps_without_eviction"].sum())
+    return f"{n} gaps", n == 0, float(n)
+
+
+FINDINGS = [   # what the article measured for each: article.MEASURED[key]
+    Finding("fwd_clean", "a typical gap is almost all forward pass",
+            "every baseline run's median forward share of clean gaps >= 90%",
+            _fwd_clean),
+    Finding("fwd_tail", "a tail gap is mostly not forward pass",
+            "every baseline run's median forward share of tail gaps <= 50%",
+            _fwd_tail),
+    Finding("preempt_majority", "preemption holds most baseline tail time",
+            "more than half the baseline runs have preempt > 50% of tail time",
+            _preempt_majority),
+    Finding("prefill_count", "by count, prefill is the most common primary cause of a tail gap",
+            "prefill has the most tail gaps of any cause in every baseline run",
+            _prefill_count),
+    Finding("graph_tail", "graph misses own almost none of the tail",
+            "graph < 1% of tail time in every baseline run",
+            _graph_tail),
+    Finding("graph_body", "graph misses are a body effect, not a tail one",
+            "median graph share of all time >= of tail time",
+            _graph_body),
+    Finding("p99_end", "the ladder lowers p99",
+            "last rung's median p99 below the baseline's",
+            _end_to_end("itl_p99", 1.0), needs=(FIRST, LAST)),
+    Finding("p999_end", "the ladder collapses p99.9",
+            "last rung's median p99.9 below half the baseline's",
+            _end_to_end("itl_p999", 0.5), needs=(FIRST, LAST)),
+    Finding("max_end", "the ladder collapses the worst gap",
+            "last rung's median max below half the baseline's",
+            _end_to_end("itl_max", 0.5), needs=(FIRST, LAST)),
+    Finding("p50_flat", "the median ITL barely moves",
+            "ratio of median p50s between 0.8 and 1.25",
+            _p50_flat, needs=(FIRST, LAST)),
+    Finding("gc_freeze", "gc.freeze shortens full collections while serving",
+            "median largest serving gen-2 pause at least halves",
+            _gc_freeze, needs=(FIRST, GC_FREEZE)),
+    Finding("compact", "compact history nearly ends collection",
+            "median gen-0 count falls 5x and no run has a serving gen-2 pause",
+            _compact, needs=(GC_FREEZE, COMPACT_HISTORY)),
+    Finding("graphs48", "capturing up to 48 removes eager steps",
+            "no eager step in any run of the rung",
+            _graphs48, needs=(COMPACT_HISTORY, GRAPHS_48)),
+    Finding("budget", "a 256-token budget lowers p99",
+            "median p99 lower than the rung above",
+            _budget, needs=(GRAPHS_48, BUDGET_256)),
+    Finding("tok_off", "off-loop tokenization removes tokenizer tail time",
+            "tokenizer < 0.1% of tail time in every run",
+            _tok_off, needs=(BUDGET_256, TOKENIZE_OFF_LOOP)),
+    Finding("watermark_preempt", "the admission watermark nearly ends preemption",
+            "median preemptions fall at least 5x from a non-zero level",
+            _watermark_preempt, needs=(TOKENIZE_OFF_LOOP, LAST)),
+    Finding("watermark_ttft", "the watermark's cost is time to first token",
+            "TTFT p50 rose in every paired run",
+            _watermark_ttft, needs=(TOKENIZE_OFF_LOOP, LAST)),
+    Finding("reconcile", "every gap's parts sum to the gap",
+            "largest |gap - sum of parts| < 1e-9 ms",
+            _reconcile, needs=()),
+    Finding("skipped", "explicit evictions explain every skipped step",
+            "no gap skips a step without a recorded eviction",
+            _skipped, needs=()),
+]
+
+
+def overload_findings(frame: pd.DataFrame) -> list[dict]:
+    b = _rung(frame, FIRST)["tail_share_preempt"]
+    before, after = _median(frame, TOKENIZE_OFF_LOOP, "itl_p999"), _median(frame, LAST, "itl_p999")
+    return [
+        {"key": "overload_preempt", "claim": "under overload, preemption holds the baseline tail",
+         "article": A.MEASURED["overload_preempt"], "criterion": "every overloaded baseline run has preempt > 50%",
+         "this build": _span(b), "held": bool(len(b) and b.min() > 0.5), "value": float(b.median())},
+        {"key": "overload_watermark", "claim": "under overload, only the watermark changes the tail",
+         "article": A.MEASURED["overload_watermark"],
+         "criterion": "watermark rung's median p99.9 below half the rung above",
+         "this build": f"{_ms(before)} -> {_ms(after)}", "held": bool(after < 0.5 * before),
+         "value": after / before},
+    ]
+
+
+def findings(ladder_summaries, overload_summaries=None) -> pd.DataFrame:
+    """One row per finding: claim, the article's number, this build's, criterion, held."""
+    frame = summaries_frame(ladder_summaries)
+    rows = []
+    present = set(frame["rung"].astype(str)) if len(frame) else set()
+    for f in FINDINGS:
+        if not set(f.needs) <= present:
+            here, held, value = "rung(s) not in this build", None, float("nan")
+        else:
+            here, held, value = f.compute(frame)
+        rows.append({"key": f.key, "claim": f.claim, "article": A.MEASURED[f.key], "this build": here,
+                     "criterion": f.criterion, "held": held, "value": value})
+    if overload_summaries:
+        rows += overload_findings(summaries_frame(overload_summaries))
+    table = pd.DataFrame(rows).set_index("key")
+    table["held"] = pd.Series([r["held"] for r in rows], index=table.index, dtype=object)  # True/False/None
+    return table
+
+
+def verdict_word(held) -> str:
+    if held is None or (isinstance(held, float) and np.isnan(held)):
+        return "not testable here (the mechanism never fired)"
+    return "held" if held else "did not hold"
+
+

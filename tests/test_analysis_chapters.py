@@ -1,0 +1,101 @@
+"""The rules the chapters apply to their runs, each on data with a known answer (they
+used to live in notebook cells, where no test reached them)."""
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.instrument import control_scores, overhead, sixth_pile
+from analysis.render import chapters
+from analysis.runs import causes, ladder, paired
+from analysis.runs.tables import METRIC_NAMES
+from analysis.runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS
+from analysis.runs.select import rung_above
+from test_analysis_report import article_like, fake
+
+
+def test_rung_names_come_from_the_engine_ladder_in_order():
+    assert (FIRST, LAST) == (BASELINE, ADMIT_WATERMARK) == (RUNGS[0], RUNGS[-1])
+    assert rung_above(RUNGS, GC_FREEZE) == BASELINE
+
+
+def test_a_cause_is_gone_only_if_under_half_a_percent_in_every_run_after_its_fix():
+    runs = article_like()                            # prefill keeps 20% of the tail after its fix
+    assert causes.causes_gone(runs) == ["graph", "preempt", "gc", "tok"]
+    runs[-1] = {**runs[-1], "tail_share": {**runs[-1]["tail_share"], "preempt": 0.006}}
+    assert causes.causes_gone(runs) == ["graph", "gc", "tok"]      # one watermark run kept 0.6%
+
+
+def test_step_phrases_cover_every_target_step_of_the_ladder():
+    runs = [fake(r["rung"], r["seed"] + 10 * k, **{m: r[m] * (1 + 0.01 * k)
+                                                    for m in paired.METRICS})
+            for k in range(3) for r in article_like(seeds=(1,))]
+    phrases = ladder.step_phrases(paired.ladder_verdicts(runs, rungs=RUNGS))
+    assert set(phrases) == set(ladder.STEP_TARGETS)
+    for key, (_, _, metric) in ladder.STEP_TARGETS.items():
+        assert METRIC_NAMES[metric] in phrases[key], (key, phrases[key])
+    assert phrases["watermark_max"] == "did not move max"      # 3 seeds cannot reach p <= 0.10
+
+
+def test_verdict_row_names_what_is_missing():
+    runs = article_like()
+    verdicts = paired.ladder_verdicts(runs, rungs=RUNGS)
+    row = paired.verdict_row(verdicts, paired.END_TO_END, "itl_p999")
+    assert row["before"] == FIRST and row["after"] == LAST
+    with pytest.raises(KeyError, match="no verdict"):
+        paired.verdict_row(verdicts, paired.step_name(LAST, FIRST), "itl_p99")
+
+
+def test_overload_runs_join_only_the_profiles_own_seeds():
+    assert chapters.overload_joins(None) and not chapters.overload_joins([6, 7])
+    assert chapters.overload_specs("smoke", seeds=[6]) == []
+
+
+def test_every_is_a_verdict_over_all_flags():
+    assert chapters.every([True, True]) == "every"
+    assert chapters.every(pd.Series([True, False])) == "not every"
+
+
+def test_negative_controls_the_article_scheme_fails():
+    neg = pd.DataFrame({"cause": ["preempt", "prefill"], "article": [0.03, 0.0], "refined": [0.0, 0.0]})
+    assert control_scores.failing_causes(neg, "article") == ["preempt"]
+    assert control_scores.failing_causes(neg, "refined") == []
+
+
+def test_positive_controls_under_the_article_scheme_ignore_the_hog():
+    pos = pd.DataFrame({"kind": ["gc", "hog"], "worst, article scheme": [0.99, np.nan], "bound": [0.95, 0.9]})
+    assert control_scores.article_scheme_holds(pos)
+    pos.loc[0, "worst, article scheme"] = 0.5
+    assert not control_scores.article_scheme_holds(pos)
+
+
+def test_off_cpu_excess_not_explained_by_the_run_queue():
+    slow = pd.DataFrame({"excess_offcpu_ms": [10.0, 4.0], "runq_ms": [3.0, 9.0]})
+    assert sixth_pile.excess_not_runq_ms(slow) == pytest.approx(7.0)   # 14 - (3 + 4)
+
+
+def test_overhead_goal_and_pairs():
+    assert overhead.goal_met(pd.DataFrame({"direct overhead": [0.004, 0.02, 0.006]}))
+    assert not overhead.goal_met(pd.DataFrame({"direct overhead": [0.012, 0.011]}))
+    article, full = overhead.overhead_configs()
+    specs = [SimpleNamespace(rung=full.name, seed=2, path="f2"), SimpleNamespace(rung=article.name, seed=1, path="a1"),
+             SimpleNamespace(rung=full.name, seed=1, path="f1"), SimpleNamespace(rung="other", seed=1, path="x"),
+             SimpleNamespace(rung=article.name, seed=2, path="a2")]
+    assert overhead.overhead_pairs(specs) == [(1, "a1", "f1"), (2, "a2", "f2")]
+
+
+def test_summaries_cache_key_covers_subpackages(tmp_path, monkeypatch):
+    from analysis.runs import summaries
+    for rel in ("__init__.py", "core/gaps.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    monkeypatch.setattr(summaries, "ANALYSIS_DIR", tmp_path)
+    summaries.analysis_code_version.cache_clear()
+    before = summaries.analysis_code_version()
+    (tmp_path / "core" / "gaps.py").write_text("x = 2\n")
+    summaries.analysis_code_version.cache_clear()
+    try:
+        assert summaries.analysis_code_version() != before
+    finally:
+        summaries.analysis_code_version.cache_clear()

@@ -1,0 +1,48 @@
+"""The operating point beside the article's: per-run signature, the side-by-side table and
+the computed band sentence in every direction."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import analysis
+from analysis.runs import operating_point as op
+from analysis.engine_link import Band
+
+
+def test_signature_of_a_real_run(smoke_log):
+    log = analysis.load(smoke_log)
+    sig = op.run_signature(log, capacity_tokens_per_s=1000.0, mean_output_tokens=250.0)
+    assert sig["requests"] == len(log.requests) and sig["gaps"] == len(log.emissions) - len(log.requests)
+    assert sig["load"] == pytest.approx(float(log.config["rate"]) * 250.0 / 1000.0)
+    per_min = 60.0 / float(log.config["duration"])
+    assert sig["preemptions_per_min"] == pytest.approx(log.steps[:, 5].sum() * per_min)
+    assert sig["tracked_start_k"] > 400                     # the 400,000-object start-up heap
+    table = op.side_by_side(op.signatures([log]))
+    assert list(table.columns) == ["metric", "article (5 runs)", "this build (1 run)"]
+    row = table.set_index("metric").loc["requests"]
+    assert row["article (5 runs)"] == "385-422" and row["this build (1 run)"] == str(len(log.requests))
+
+
+def _sig(per_min, ttft_ms):
+    return pd.DataFrame({"preemptions_per_min": per_min, "ttft_p50_ms": ttft_ms})
+
+
+BAND = Band(low=100, high=200, max_ttft_p50_s=2.0)
+
+
+@pytest.mark.parametrize("per_min, ttft, expect", [
+    ([150, 160, 140], [300, 200, 400], "inside it, with queues that drained"),
+    ([50, 60, 40], [300, 200, 400], "50% below its lower end"),
+    ([300, 260, 320], [300, 200, 400], "50% above its upper end"),
+    ([150, 160, 140], [3000, 2500, 4000], "the queue did not drain"),
+])
+def test_band_sentence_in_every_direction(per_min, ttft, expect):
+    s = op.band_sentence(_sig(per_min, ttft), BAND)
+    assert expect in s and "band of 100-200" in s
+
+
+def test_unrecorded_values_say_so():
+    assert op._spread([np.nan, np.nan], "{:.0f}") == "not recorded"
+    assert op._spread([1.0, 3.0, 2.0], "{:.0f}") == "2 [1-3]"
