@@ -32,6 +32,7 @@ from ..serve.provenance import machine_fingerprint
 from ..serve.workload import Workload
 from . import cache
 from .child import engine_child_json
+from .spec import validate
 from .target import BAND, Band
 
 TARGET_UTILIZATION = 0.80
@@ -250,3 +251,13 @@ def calibrated_rate(required: str = "capacity", forward: str = "article") -> tup
             "band_reached": cal.get("band_reached"),
             "checks": [(c["rate"], c["place"]) for c in cal["checks"]]}
     return cal["rate"], info
+
+
+def checked_rate(prof, seeds, duration: float, rate: float | None,
+                 forward: str = "article") -> tuple[float, dict]:
+    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one."""
+    for s in seeds:
+        validate(s, duration, rate)
+    if rate is None:
+        return calibrated_rate(prof.calibration, forward)
+    return float(rate), {"rate": float(rate), "source": "given"}

@@ -21,18 +21,21 @@ class Profile:
     rungs: tuple = tuple(RUNGS)
     control_seeds: tuple = (1,)     # the instrument's controls (book/checking)
     control_duration: float = 3.0
+    sweep_seeds: tuple = (1,)       # the load sweep (book/regimes)
+    sweep_duration: float = 2.0
     minutes_2core: str = ""         # rough wall time from an empty cache on a 2-core machine
 
 
 PROFILES = {
     "article": Profile("article", seeds=(1, 2, 3, 4, 5), duration=60.0, overload_seeds=(1, 2, 3),
-                       calibration="checked", minutes_2core="about 80",
-                       control_seeds=(1, 2, 3), control_duration=20.0),
+                       calibration="checked", minutes_2core="about 105",
+                       control_seeds=(1, 2, 3), control_duration=20.0,
+                       sweep_seeds=(1, 2), sweep_duration=20.0),
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
-                     calibration="capacity", minutes_2core="about 11",
-                     control_seeds=(1,), control_duration=10.0),
+                     calibration="capacity", minutes_2core="about 17",
+                     control_seeds=(1,), control_duration=10.0, sweep_seeds=(1,), sweep_duration=8.0),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
-                     calibration="capacity", minutes_2core="about 2"),
+                     calibration="capacity", minutes_2core="about 5"),
 }
 PROFILE_ENV = "BOOK_PROFILE"
 

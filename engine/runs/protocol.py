@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..serve.workload import Workload
-from .calibrate import calibrated_rate
+from .calibrate import calibrated_rate, checked_rate
 from .execute import ensure_runs, execute_spec
 from .order import blocked_order
 from .profiles import OVERLOAD_FACTOR, Profile, get_profile
 from .spec import RunSpec, resolve_config, validate
+from .sweep import sweep_specs
 
 
 def run(rung_or_config, seed: int, duration: float, rate: float | None = None) -> Path:
@@ -21,16 +22,6 @@ def run(rung_or_config, seed: int, duration: float, rate: float | None = None) -
     else:
         info = {"rate": rate, "source": "given"}
     return execute_spec(RunSpec(cfg, seed, float(duration), float(rate), info))
-
-
-def checked_rate(prof: Profile, seeds, duration: float, rate: float | None,
-                 forward: str = "article") -> tuple[float, dict]:
-    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one."""
-    for s in seeds:
-        validate(s, duration, rate)
-    if rate is None:
-        return calibrated_rate(prof.calibration, forward)
-    return float(rate), {"rate": float(rate), "source": "given"}
 
 
 def profile_specs(profile: str | Profile | None = None, overload: bool = False, rungs=None, seeds=None,
@@ -65,8 +56,11 @@ def control_specs(profile: str | Profile | None = None, seeds=None, duration: fl
 
 
 def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
-    """Every run a profile's book needs (main ladder, overload sidebar, then the controls)."""
+    """Every run a profile's book needs (main ladder, overload sidebar, the controls, then
+    the load sweep)."""
     prof = get_profile(profile)
-    specs = profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
+    specs = (profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
+             + sweep_specs(prof))
     ensure_runs(specs, progress=progress, label=f"profile {prof.name}")
-    return {group: [s for s in specs if s.group == group] for group in ("ladder", "overload", "controls")}
+    return {group: [s for s in specs if s.group == group]
+            for group in ("ladder", "overload", "controls", "sweep")}

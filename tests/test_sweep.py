@@ -1,0 +1,115 @@
+"""The load sweep: its run specs, its tidy frame and the computed findings, on synthetic
+summaries (no runs)."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.core.schemes import LABELS
+from analysis.runs import sweep
+from engine.runs.sweep import LEVELS, SWEEP_RUNGS, sweep_specs
+
+
+def test_sweep_specs_cover_levels_rungs_forwards_with_scaled_rates():
+    specs = sweep_specs("article", rate=10.0, fast_scale=2.0)
+    assert len(specs) == len(LEVELS) * 2 * 2 * 2                    # levels x rungs x forwards x seeds
+    assert {s.rung for s in specs} == set(SWEEP_RUNGS) == {"baseline", "+admit watermark"}
+    assert {s.config.forward for s in specs} == {"article", "fast"}
+    for s in specs:
+        scale = 1.0 if s.config.forward == "article" else 2.0
+        assert s.rate == pytest.approx(10.0 * scale * s.rate_info["load"])
+        assert s.group == "sweep" and "position" in s.schedule
+    assert len({s.path for s in specs}) == len(specs)                 # every run its own cache entry
+    assert min(LEVELS) <= 0.6 and max(LEVELS) >= 1.4 and len(LEVELS) >= 7
+    near = [x for x in LEVELS if 0.8 <= x <= 1.25]
+    assert len(near) >= 3                                              # dense near capacity
+    with pytest.raises(ValueError, match="load levels must be positive"):
+        sweep_specs("article", rate=10.0, fast_scale=2.0, levels=(0.5, -1.0))
+
+
+def _summary(load, seed, fwd, rung, preempt_share, p999=100.0, ttft=50.0):
+    shares = {lab: 0.0 for lab in LABELS}
+    shares["preempt"] = preempt_share
+    shares["kernel"] = 1.0 - preempt_share
+    return {"duration": 20.0, "preemptions": 100 * load, "ttft_p50": ttft, "fwd_share_clean_median": 0.9 if fwd == "article" else 0.7,
+            "itl_p50": 10.0, "itl_p99": 40.0, "itl_p999": p999, "itl_max": 1000.0, "tail_share": shares}
+
+
+class Spec:
+    def __init__(self, fwd, rung, load, seed):
+        from engine import Config
+        self.config = Config(forward=fwd)
+        self.rung, self.seed, self.rate, self.duration = rung, seed, 10 * load, 20.0
+        self.rate_info = {"load": load}
+
+
+def _frame(shares_by_seed, fwd="article", rung="baseline", loads=(0.6, 0.8, 1.0, 1.2), **kw):
+    specs, sums = [], []
+    for seed, shares in shares_by_seed.items():
+        for load, share in zip(loads, shares):
+            specs.append(Spec(fwd, rung, load, seed))
+            sums.append(_summary(load, seed, fwd, rung, share, **kw))
+    return sweep.sweep_frame(specs, sums)
+
+
+def test_frame_is_tidy():
+    f = _frame({1: [0.1, 0.2, 0.6, 0.8]})
+    assert len(f) == 4 and list(f["load"]) == [0.6, 0.8, 1.0, 1.2]
+    assert f["preempt_per_min"].tolist() == pytest.approx([300 * x for x in (0.6, 0.8, 1.0, 1.2)])
+    assert f.loc[0, "tail_preempt"] == 0.1 and f.loc[0, "fwd_share_clean"] == 0.9
+
+
+def test_crossing_load_interpolates_and_spreads_over_seeds():
+    f = _frame({1: [0.1, 0.3, 0.7, 0.9], 2: [0.1, 0.5, 0.6, 0.9]})
+    res = sweep.crossing_load(f, "article")
+    assert res["per_seed"][1] == pytest.approx(0.9) and res["per_seed"][2] == pytest.approx(0.8)
+    assert res["n_crossed"] == 2 and res["median"] == pytest.approx(0.85)
+    s = sweep.crossing_sentence(res)
+    assert "first passed 50% at 0.85x the operating point (seeds: 0.80-0.90x), in all 2 seed(s)" in s
+
+
+def test_crossing_load_not_within_the_sweep():
+    f = _frame({1: [0.1, 0.2, 0.3, 0.4], 2: [0.1, 0.2, 0.3, 0.6]})
+    res = sweep.crossing_load(f, "article")
+    assert math.isnan(res["per_seed"][1]) and res["n_crossed"] == 1
+    assert "in 1 of 2 seeds it did not within the sweep" in sweep.crossing_sentence(res)
+    none = sweep.crossing_load(_frame({1: [0.1, 0.1, 0.1, 0.1]}), "article")
+    assert none["n_crossed"] == 0
+    assert sweep.crossing_sentence(none).startswith("In no seed did")
+
+
+def test_drain_limit():
+    f = _frame({1: [0.1] * 4})
+    assert math.isnan(sweep.drain_limit(f, "article"))
+    slow = _frame({1: [0.1] * 4}, ttft=5000.0)
+    assert sweep.drain_limit(slow, "article") == 0.6
+
+
+def test_watermark_verdict_needs_enough_seeds():
+    seeds = {s: [0.5] * 4 for s in range(1, 3)}
+    base = _frame(seeds, p999=100.0)
+    wm = _frame(seeds, rung="+admit watermark", p999=50.0)
+    v = sweep.watermark_verdicts(pd.concat([base, wm], ignore_index=True), "article")
+    assert set(v["verdict"]) == {"no change"}
+    assert "cannot reach a verdict above" in sweep.watermark_sentence(v)
+    many = {s: [0.5] * 4 for s in range(1, 7)}
+    rng = np.random.default_rng(0)
+    b = _frame(many, p999=100.0)
+    a = _frame(many, rung="+admit watermark", p999=50.0)
+    a["itl_p999"] = a["itl_p999"] * rng.uniform(0.9, 1.1, len(a))
+    v = sweep.watermark_verdicts(pd.concat([b, a], ignore_index=True), "article")
+    assert (v["verdict"] == "established").all()
+    assert "first earned a verdict (established) at 0.60x" in sweep.watermark_sentence(v)
+
+
+def test_forward_comparison_and_sentence():
+    a = _frame({1: [0.1, 0.2, 0.6, 0.8]})
+    f = _frame({1: [0.05, 0.1, 0.3, 0.4]}, fwd="fast")
+    both = pd.concat([a, f], ignore_index=True)
+    s = sweep.forward_sentence(both)
+    assert "90% of a clean gap with the article forward and 70% with the fast one" in s
+    assert "preempt 60% -> 30%" in s
+    assert "cannot be compared" in sweep.forward_sentence(a)
+    table = sweep.forward_comparison(both)
+    assert table.loc[1.0, ("tail_preempt", "fast")] == pytest.approx(0.3)
