@@ -6,7 +6,7 @@ the rest are the engine's submodules, named once below.
 """
 from __future__ import annotations
 
-from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, control_specs, ensure_runs, get_profile,
+from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, Workload, control_specs, ensure_runs, get_profile,
                     profile_specs)
 from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
 from engine.fidelity import cached_compare
@@ -18,7 +18,7 @@ from engine.runs.target import BAND, Band
 from engine.serve.config import INJECTION_KINDS
 from engine.serve.threadclock import ThreadClock
 
-__all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "control_specs",
+__all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
            "write_atomic_text", "load_calibration", "target", "BAND", "Band", "INJECTION_KINDS", "CONTROLS",
            "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "forward_ms_subprocess", "ThreadClock"]

@@ -57,3 +57,17 @@ def _fmt(v) -> str:
     if isinstance(v, tuple):
         return "{" + ", ".join(map(str, v)) + "}"
     return str(v)
+
+
+def workload_facts(wl=None) -> dict:
+    """The synthetic workload in numbers a reader can check (engine.Workload)."""
+    import math
+
+    from ..engine_link import Workload
+    wl = wl or Workload()
+    return {"swell_pct": 100 * wl.swell, "period_s": wl.period_s,
+            "prompt_median_chars": math.exp(wl.prompt_log_mu), "doc_pct": 100 * wl.doc_probability,
+            "doc_lo": wl.doc_chars[0], "doc_hi": wl.doc_chars[1], "out_min": wl.out_min,
+            "out_mean": wl.out_min + wl.out_mean, "out_cap": wl.out_cap,
+            "out_mean_capped": wl.mean_output_tokens(), "startup_objects": wl.startup_objects}
+
