@@ -1,0 +1,56 @@
+"""Sentences the summary leads with, computed from this build's findings and runs.
+
+A headline says what this build found before it says what the article claimed: each
+lead-in is the finding's claim with this build's verdict in front, and "count and time
+disagree" is measured per run (the cause most tail gaps are charged to, against the
+cause that holds the most tail time), not inferred from the prefill count alone.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.schemes import CAUSES
+from .rungs import FIRST
+from .select import rung_rows
+from .tables import summaries_frame
+
+VERDICT_LEAD = {True: "Held here", False: "Did not hold here", None: "Not testable here"}
+
+
+def lead_in(found: pd.DataFrame, key: str) -> str:
+    """'Held here: <claim>.' (or 'Did not hold here' / 'Not testable here')."""
+    held = found.loc[key, "held"]
+    held = None if held is None or held != held else bool(held)
+    claim = found.loc[key, "claim"]
+    return f"{VERDICT_LEAD[held]}: {claim}."
+
+
+def count_time_split(runs, rung: str = FIRST) -> pd.DataFrame:
+    """Per run of `rung`: the cause charged with the most tail gaps (by primary cause) and
+    the cause holding the most tail time, and whether they differ."""
+    frame = summaries_frame(runs)
+    frame = rung_rows(frame, rung) if len(frame) else frame
+    rows = []
+    for _, r in frame.iterrows():
+        counts = {c: r.get(f"tail_count_{c}", 0) for c in CAUSES}
+        times = {c: r.get(f"tail_share_{c}", 0.0) for c in CAUSES}
+        by_count = max(counts, key=counts.get) if any(counts.values()) else None
+        by_time = max(times, key=times.get) if any(times.values()) else None
+        rows.append({"seed": r["seed"], "most tail gaps": by_count, "most tail time": by_time,
+                     "disagree": by_count is not None and by_time is not None and by_count != by_time})
+    return pd.DataFrame(rows, columns=["seed", "most tail gaps", "most tail time", "disagree"])
+
+
+def count_time_sentence(split: pd.DataFrame) -> str:
+    """Whether, run by run, the most frequent cause of tail gaps is also the costliest."""
+    n = len(split)
+    if n == 0:
+        return "No baseline runs were found, so count and time cannot be compared."
+    k = int(split["disagree"].sum())
+    if k == 0:
+        return (f"Count and time agreed in all {n} baseline run(s): the cause charged with the most "
+                f"tail gaps also held the most tail time.")
+    pairs = ", ".join(sorted({f"{a} by count, {b} by time" for a, b, d in
+                              zip(split["most tail gaps"], split["most tail time"], split["disagree"]) if d}))
+    return (f"Count and time disagreed in {k} of {n} baseline run(s) ({pairs}): the cause behind "
+            f"the most tail gaps was not the one holding the most tail time.")

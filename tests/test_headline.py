@@ -1,0 +1,31 @@
+"""Summary lead-ins and the count-vs-time split, computed in both directions."""
+import pandas as pd
+
+from analysis.core.schemes import CAUSES
+from analysis.runs import headline
+
+
+def _run(seed, counts, shares):
+    r = {"rung": "baseline", "seed": seed, "tail_count": {c: counts.get(c, 0) for c in CAUSES + ["clean"]},
+         "tail_share": {c: shares.get(c, 0.0) for c in CAUSES + ["kernel", "residual"]}}
+    return r
+
+
+def test_lead_in_says_the_verdict_first():
+    found = pd.DataFrame({"claim": ["a typical gap is almost all forward pass"] * 3,
+                          "held": pd.Series([True, False, None], dtype=object)}, index=["a", "b", "c"])
+    assert headline.lead_in(found, "a") == "Held here: a typical gap is almost all forward pass."
+    assert headline.lead_in(found, "b").startswith("Did not hold here:")
+    assert headline.lead_in(found, "c").startswith("Not testable here:")
+
+
+def test_count_and_time_split_both_ways():
+    runs = [_run(1, {"prefill": 700, "preempt": 50}, {"prefill": 0.2, "preempt": 0.7}),
+            _run(2, {"prefill": 700, "preempt": 50}, {"prefill": 0.6, "preempt": 0.2})]
+    split = headline.count_time_split(runs)
+    assert split["disagree"].tolist() == [True, False]
+    s = headline.count_time_sentence(split)
+    assert s.startswith("Count and time disagreed in 1 of 2") and "prefill by count, preempt by time" in s
+    agree = headline.count_time_split(runs[1:])
+    assert headline.count_time_sentence(agree).startswith("Count and time agreed in all 1")
+    assert "cannot be compared" in headline.count_time_sentence(headline.count_time_split([]))
