@@ -29,3 +29,19 @@ def test_count_and_time_split_both_ways():
     agree = headline.count_time_split(runs[1:])
     assert headline.count_time_sentence(agree).startswith("Count and time agreed in all 1")
     assert "cannot be compared" in headline.count_time_sentence(headline.count_time_split([]))
+
+
+def test_forward_speedup_sentence_follows_the_shares():
+    s = headline.forward_speedup_sentence(0.96, 0.2)
+    assert "typical gap by about 48%" in s and "tail gap by about 10%" in s and "typical gaps gain more" in s
+    assert "tail gaps gain more" in headline.forward_speedup_sentence(0.3, 0.6)
+    assert "cannot be read" in headline.forward_speedup_sentence(float("nan"), 0.2)
+
+
+def test_graph_sentence_both_ways():
+    def found(tail, body):
+        return pd.DataFrame({"held": pd.Series([tail, body], dtype=object),
+                             "this build": ["0.2-0.5%", "1.5% of all gap time"]}, index=["graph_tail", "graph_body"])
+    assert "as in the article" in headline.graph_sentence(found(True, True))
+    assert "reach into the tail" in headline.graph_sentence(found(False, True))
+    assert "cannot be tested" in headline.graph_sentence(found(None, True))

@@ -54,3 +54,27 @@ def count_time_sentence(split: pd.DataFrame) -> str:
                               zip(split["most tail gaps"], split["most tail time"], split["disagree"]) if d}))
     return (f"Count and time disagreed in {k} of {n} baseline run(s) ({pairs}): the cause behind "
             f"the most tail gaps was not the one holding the most tail time.")
+
+
+def forward_speedup_sentence(clean_share: float, tail_share: float) -> str:
+    """What a faster forward pass would buy, from the measured shares (arithmetic, not a claim)."""
+    if clean_share != clean_share or tail_share != tail_share:
+        return "Without both shares, what a faster forward pass buys cannot be read off these runs."
+    return (f"Read arithmetically: halving the forward pass would shorten a typical gap by about "
+            f"{clean_share / 2:.0%} and a tail gap by about {tail_share / 2:.0%}, since that is the part "
+            f"of each it occupies here; {'typical' if clean_share > tail_share else 'tail'} gaps gain "
+            f"more. The chapter on load and the fast forward measures it instead of assuming it.")
+
+
+def graph_sentence(found: pd.DataFrame) -> str:
+    """Whether graph misses were a body effect rather than a tail one, from both findings."""
+    tail, body = found.loc["graph_tail", "held"], found.loc["graph_body", "held"]
+    t, b = found.loc["graph_tail", "this build"], found.loc["graph_body", "this build"]
+    if tail is None or body is None or tail != tail or body != body:
+        return (f"Graph misses took {t} of tail time and {b}; with too few fallback steps in these "
+                f"runs the article's reading (a p90-p99 effect, not a tail one) cannot be tested.")
+    if tail and body:
+        return (f"Graph misses took {t} of tail time and {b}: as in the article, a frequent, small "
+                f"cost of the body of the distribution more than of its tail.")
+    return (f"Graph misses took {t} of tail time and {b}: unlike the article (under 1% of tail "
+            f"time), here they {'reach into the tail' if not tail else 'are not a body effect either'}.")
