@@ -47,6 +47,15 @@ def test_raw_log_check_catches_truncation_bit_flips_and_missing_arrays(smoke_log
     shutil.copy(smoke_log, good)
     assert raw_log_problem(good) is None
     data = good.read_bytes()
+    grown = tmp_path / "grown.npz"                        # checked once, then changed: the check is redone
+    shutil.copy(smoke_log, grown)
+    assert raw_log_problem(grown) is None
+    with open(grown, "r+b") as f:
+        f.seek(len(data) // 3)
+        f.write(b"\0" * 64)
+        f.seek(0, 2)
+        f.write(b"x")
+    assert raw_log_problem(grown) is not None
     cut = tmp_path / "cut.npz"
     cut.write_bytes(data[: len(data) // 2])
     assert "not a readable .npz" in raw_log_problem(cut)
@@ -286,6 +295,7 @@ def test_full_disk_while_writing_a_raw_log(smoke_log, tmp_path, monkeypatch, cap
     assert line.startswith("engine: error: could not write the raw log baseline__s5__") and \
         "(No space left on device); nothing was kept in" in line
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [smoke_log.name]      # no half file
+    assert not list((tmp_path / "runs").glob(".tmp-*"))
     assert _identity(tmp_path / "runs" / smoke_log.name) == before
     monkeypatch.undo()
     hit = engine_cli(*RUN, cache_dir=tmp_path)                          # the cache is still valid

@@ -101,11 +101,20 @@ def ensure_writable(folder: Path, why: str = "") -> Path:
 # ---------------------------------------------------------------- verified entries
 RAW_LOG_MEMBERS = ("steps", "segs", "gcs", "emissions", "evictions", "requests", "trace", "wall", "config")
 _verified: dict = {}        # (path, inode, size, mtime_ns) of logs read back whole in this process
+# A log that passed the full check is stamped with its size and mtime in an extended
+# attribute, so the chapters' kernels of a warm build do not each decompress every log
+# again (~60 ms per 60 s log); any change of size or mtime voids the stamp.
+VERIFIED_XATTR = "user.itl_verified"
+
+
+def _stamp(st) -> bytes:
+    return f"{st.st_size}:{st.st_mtime_ns}".encode()
 
 
 def raw_log_problem(path: Path) -> str | None:
     """Why the raw log at `path` cannot be used (None if it reads back whole): every
-    member's CRC is checked, so a truncated, overwritten or bit-flipped file is caught."""
+    member's CRC is checked (once per file version: see VERIFIED_XATTR), so a truncated,
+    overwritten or bit-flipped file is caught."""
     try:
         st = path.stat()
     except (FileNotFoundError, NotADirectoryError):
@@ -115,6 +124,10 @@ def raw_log_problem(path: Path) -> str | None:
     key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
     if key in _verified:
         return None
+    with contextlib.suppress(OSError):
+        if os.getxattr(path, VERIFIED_XATTR) == _stamp(st):
+            _verified[key] = True
+            return None
     try:
         with zipfile.ZipFile(path) as z:
             names = {n.removesuffix(".npy") for n in z.namelist()}
@@ -125,6 +138,8 @@ def raw_log_problem(path: Path) -> str | None:
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
         return f"not a readable .npz ({e})"
     _verified[key] = True
+    with contextlib.suppress(OSError):          # best effort: read-only folders, filesystems without xattrs
+        os.setxattr(path, VERIFIED_XATTR, _stamp(st))
     return None
 
 
