@@ -12,8 +12,9 @@ def _run(seed, counts, shares):
 
 
 def test_lead_in_says_the_verdict_first():
+    index = ["a", "b", "c"]
     found = pd.DataFrame({"claim": ["a typical gap is almost all forward pass"] * 3,
-                          "held": pd.Series([True, False, None], dtype=object)}, index=["a", "b", "c"])
+                          "held": pd.Series([True, False, None], index=index, dtype=object)}, index=index)
     assert headline.lead_in(found, "a") == "Held here: a typical gap is almost all forward pass."
     assert headline.lead_in(found, "b").startswith("Did not hold here:")
     assert headline.lead_in(found, "c").startswith("Not testable here:")
@@ -40,8 +41,9 @@ def test_forward_speedup_sentence_follows_the_shares():
 
 def test_graph_sentence_both_ways():
     def found(tail, body):
-        return pd.DataFrame({"held": pd.Series([tail, body], dtype=object),
-                             "this build": ["0.2-0.5%", "1.5% of all gap time"]}, index=["graph_tail", "graph_body"])
+        index = ["graph_tail", "graph_body"]
+        return pd.DataFrame({"held": pd.Series([tail, body], index=index, dtype=object),
+                             "this build": ["0.2-0.5%", "1.5% of all gap time"]}, index=index)
     assert "as in the article" in headline.graph_sentence(found(True, True))
     assert "reach into the tail" in headline.graph_sentence(found(False, True))
     assert "cannot be tested" in headline.graph_sentence(found(None, True))

@@ -3,10 +3,11 @@ ladder changes against the rung above."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pandas as pd
 
-from ..engine_link import LADDER
+from ..engine_link import LADDER, Workload
 
 KNOB_MEANING = {
     "forward": "the model's numerics: \"article\" (float64 compute over a float32 KV cache, as the article's engine) or \"fast\" (float32)",
@@ -61,9 +62,6 @@ def _fmt(v) -> str:
 
 def workload_facts(wl=None) -> dict:
     """The synthetic workload in numbers a reader can check (engine.Workload)."""
-    import math
-
-    from ..engine_link import Workload
     wl = wl or Workload()
     return {"swell_pct": 100 * wl.swell, "period_s": wl.period_s,
             "prompt_median_chars": math.exp(wl.prompt_log_mu), "doc_pct": 100 * wl.doc_probability,

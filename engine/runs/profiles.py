@@ -46,5 +46,6 @@ def get_profile(name: str | None = None) -> Profile:
     if isinstance(name, Profile):
         return name
     if name not in PROFILES:
-        raise ValueError(f"unknown profile {name!r}; valid profiles: {', '.join(PROFILES)}")
+        raise ValueError(f"unknown profile {name!r}; valid profiles: {', '.join(PROFILES)} "
+                         f"(papermill: -y \"profile: smoke\")")
     return PROFILES[name]

@@ -43,13 +43,32 @@ class RunSpec:
         return self.duration * (1.6 if self.group == "overload" else 1.15) + STARTUP_S
 
 
+def check_seeds(seeds) -> tuple:
+    """Seeds as a chapter or caller gives them, checked: a non-empty list of integers >= 0.
+    A string (papermill's -p passes '[6, 7]' as text) or a single number gets an error
+    that shows the -y form."""
+    hint = 'pass a list, with papermill\'s -y: papermill book/<chapter>.ipynb out.ipynb -y "seeds: [6, 7]"'
+    if isinstance(seeds, (str, bytes)):
+        raise ValueError(f"seeds must be a list of integers, got the text {seeds!r}; {hint}")
+    if isinstance(seeds, (int, float)) or not hasattr(seeds, "__iter__"):
+        raise ValueError(f"seeds must be a list of integers, got {seeds!r}; {hint}")
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError(f"seeds must name at least one seed, got an empty list; {hint}")
+    for s in seeds:
+        validate(s, 1.0, None)
+    return seeds
+
+
 def validate(seed, duration, rate) -> None:
     """A clear ValueError naming the bad input, before any work starts."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r} (papermill: -y \"seeds: [6, 7]\")")
     if isinstance(duration, bool) or not isinstance(duration, (int, float)) \
             or not (0 < duration <= MAX_DURATION):
-        raise ValueError(f"duration must be a number of seconds in (0, {MAX_DURATION:g}], got {duration!r}")
+        raise ValueError(f"duration must be a number of seconds in (0, {MAX_DURATION:g}], got {duration!r} "
+                         f"(papermill: -y \"duration: 20\")")
     if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float))
                              or not math.isfinite(rate) or not 0 < rate <= MAX_RATE):
-        raise ValueError(f"rate must be a number of req/s in (0, {MAX_RATE:g}], got {rate!r}")
+        raise ValueError(f"rate must be a number of req/s in (0, {MAX_RATE:g}], got {rate!r} "
+                         f"(papermill: -y \"rate: 8.5\")")
