@@ -274,24 +274,18 @@ def compare(repeats: int = 15, seed_text: Path = SEED_TEXT, progress: bool = Tru
 def cached_compare(repeats: int = 15) -> dict:
     """compare() in a fresh process, cached per machine, measured code and repeat count
     (a warm rebuild of the book reuses it)."""
-    import hashlib
     import json
-    import os
 
     from .runs import cache
     from .runs.child import engine_child_json
-    from .serve.provenance import machine_fingerprint
-    fp = hashlib.sha256(json.dumps(machine_fingerprint(), sort_keys=True).encode()).hexdigest()[:12]
     seen = "seed" if Path(SEED_TEXT).exists() else "noseed"
-    path = cache.cache_dir() / "fidelity" / f"{fp}-{cache.code_version()}-r{repeats}-{seen}.json"
+    path = cache.cache_dir() / "fidelity" / f"{cache.machine_key()}-{cache.code_version()}-r{repeats}-{seen}.json"
     if path.exists():
         return json.loads(path.read_text())
     res = engine_child_json("fidelity", "--json", "--repeats", str(repeats), what="fidelity benchmark",
                             env=MALLOC_ENV)
     cache.ensure_writable(path.parent)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    tmp.write_text(json.dumps(res))
-    os.replace(tmp, path)
+    cache.write_atomic_text(path, json.dumps(res))
     return res
 
 

@@ -31,6 +31,7 @@ import zipfile
 from pathlib import Path
 
 from ..serve.config import Config, slug
+from ..serve.provenance import machine_fingerprint
 from ..serve.workload import Workload
 
 REPO = Path(__file__).resolve().parents[2]
@@ -204,6 +205,12 @@ def sweep_temp_files(folders=None, older_than_s: float = 3600.0) -> int:
                 except OSError:
                     pass
     return n
+
+
+def machine_key() -> str:
+    """A short hash of what identifies this machine (for per-machine measurements:
+    calibration, the fidelity benchmark)."""
+    return hashlib.sha256(json.dumps(machine_fingerprint(), sort_keys=True).encode()).hexdigest()[:12]
 
 
 def write_atomic_text(path: Path, text: str) -> Path:

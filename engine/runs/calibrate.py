@@ -16,7 +16,6 @@ engine code version, and each run stores the rate's provenance.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import sys
@@ -155,8 +154,7 @@ def calibration_dir() -> Path:
 
 
 def calibration_path(method: str, forward: str = "article") -> Path:
-    fp = hashlib.sha256(json.dumps(machine_fingerprint(), sort_keys=True).encode()).hexdigest()[:12]
-    return calibration_dir() / f"{method}-{forward}-{fp}-{cache.code_version()}.json"
+    return calibration_dir() / f"{method}-{forward}-{cache.machine_key()}-{cache.code_version()}.json"
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
