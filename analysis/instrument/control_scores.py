@@ -178,3 +178,21 @@ def article_scheme_holds(summary: pd.DataFrame) -> bool:
     has no label for) is recovered within its bound under the article's scheme too."""
     points = summary[summary["kind"] != "hog"]
     return bool((points["worst, article scheme"] >= points["bound"]).all())
+
+
+def hog_contention_sentence(w: dict, off_floor: float = 0.1, runq_floor: float = 0.5) -> str:
+    """What the thread clocks saw while the hog spun (hog_window's dict): time off the CPU,
+    and whether it was waiting on the run queue, which is what contention looks like."""
+    if not w.get("steps"):
+        return "No step ran entirely inside the hog's window, so the thread clocks cannot say what it looked like."
+    off, runq = w["offcpu_share"], w["runq_share_of_offcpu"]
+    head = (f"Over the {w['steps']:,} steps that ran inside the window, {off:.0%} of their wall time was "
+            f"the thread off the CPU")
+    if not off >= off_floor:
+        return head + ": the hog hardly took the engine off the CPU, so it does not show up as contention here."
+    head += (f", and run-queue wait came to {runq:.0%} of that off-CPU time (the two clocks are read a "
+             f"few microseconds apart, so the ratio can pass 100%)")
+    if runq >= runq_floor:
+        return head + ": the thread was waiting to run, so the hog's stall looks like contention to the instrument."
+    return (head + ": most of that time was not spent waiting to run, so the instrument does not see the "
+            "hog's stall as contention.")

@@ -117,3 +117,47 @@ def tail_share_side_by_side(summaries) -> pd.DataFrame:
     out = pd.DataFrame(rows).set_index("rung")
     out.columns = pd.MultiIndex.from_tuples(out.columns)
     return out
+
+
+# ---------------------------------------------------------------- sentences the ladder computes
+def ttft_cost_sentence(verdicts: pd.DataFrame, before: str, after: str) -> str:
+    """Whether a step's cost landed on the time to first token: in how many paired seeds
+    TTFT p50 rose, the medians, and the run-level verdict."""
+    try:
+        row = verdict_row(verdicts, step_name(before, after), "ttft_p50")
+    except KeyError:
+        row = None
+    ratios = list((row["seed_ratios"] or {}).values()) if row is not None else []
+    n = len(ratios)
+    if n == 0:
+        return "No seed ran both rungs, so the cost in time to first token is not measured here."
+    k = sum(r > 1 for r in ratios)
+    facts = (f"TTFT p50 rose in {k} of {n} paired seed(s) (median {row['median_before']:,.0f} -> "
+             f"{row['median_after']:,.0f} ms)")
+    judged = f"; on run-level evidence the step {verdict_phrase(row)}"
+    if k == n:
+        return f"{facts}: the cost landed on the time to first token{judged}."
+    if k == 0:
+        return f"{facts}: no cost in time to first token showed up here{judged}."
+    return f"{facts}: no consistent cost in time to first token{judged}."
+
+
+def tail_evidence_sentence(summaries, duration: float, rungs=(BASELINE, ADMIT_WATERMARK)) -> str:
+    """How many gaps a run's p99.9 and max rest on, from the runs' gap counts."""
+    gaps = [s["gaps"] for s in summaries if s["rung"] in rungs]
+    if not gaps:
+        return "No runs of the end rungs were found, so how many gaps the tail rests on is not known."
+    n = float(pd.Series(gaps).median()) * 0.001
+    return (f"At {duration:g} s of arrivals a run's p99.9 rests on about {n:,.0f} gap(s) (the "
+            f"slowest 0.1%, median over the end rungs' runs) and its max on a single one.")
+
+
+def tok_worker_sentence(cores: int | None, article_cores: int = 2) -> str:
+    """What moving the tokenizer to a worker process can buy on this machine's cores."""
+    if not cores:
+        return "This machine's core count was not recorded, so whether the worker competes with the engine is not known."
+    if cores <= article_cores:
+        return (f"On this machine's {cores} usable core(s), as on the article's {article_cores}-core VM, "
+                f"the worker competes with the engine for CPU, so the work is moved rather than removed.")
+    return (f"This machine has {cores} usable cores, more than the article's {article_cores}, so the worker "
+            f"can run beside the engine instead of taking CPU from it.")

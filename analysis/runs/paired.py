@@ -226,3 +226,27 @@ def verdict_cells(verdicts: pd.DataFrame) -> pd.DataFrame:
                          columns=list(dict.fromkeys(out["metric"])))
 
 
+
+
+def chance_rate(n: int, suggestive: float = 0.10) -> float:
+    """Probability that a step that changed nothing still gets a verdict above "no change"
+    with n paired seeds: two-sided p-values come in steps of 2/2**n, each as likely."""
+    if n < 2:
+        return 0.0
+    return 2 * math.floor(suggestive * 2 ** (n - 1) + 1e-9) / 2 ** n
+
+
+def chance_sentence(verdicts: pd.DataFrame) -> str:
+    """How many chance "suggestive" (or better) verdicts the ladder's comparisons expect."""
+    judged = verdicts[verdicts["verdict"] != "insufficient runs"]
+    m = len(judged)
+    if m == 0:
+        return "No comparison had two paired seeds, so none was judged."
+    n = int(judged["n"].min())
+    rate = chance_rate(n)
+    if rate == 0:
+        return (f"With {n} paired seed(s) none of the {m} comparisons can reach a verdict above "
+                f"\"no change\", by chance or otherwise.")
+    return (f"Across these {m} comparisons, about {m * rate:.1f} chance verdicts above \"no change\" "
+            f"are expected with {n} paired seeds even if no fix did anything, so the end-to-end row "
+            f"carries the most weight.")

@@ -1,0 +1,16 @@
+"""Which runs a chapter's pooled check covers, said in the chapter (the rule itself is
+analysis.render.chapters.overload_joins: the overload sidebar's runs join only when a
+chapter runs the profile's own seeds)."""
+from __future__ import annotations
+
+
+def reconcile_scope_sentence(seeds, n_ladder: int, n_overload: int) -> str:
+    """What the reconciliation below covers, and why the overload runs are missing when
+    `seeds` (the chapter's parameter) was given."""
+    if seeds is None:
+        extra = f" and the {n_overload} runs of the overload sidebar" if n_overload else ""
+        return f"The check covers this build's {n_ladder} ladder runs{extra}."
+    listed = ", ".join(str(s) for s in seeds)
+    return (f"The check covers the {n_ladder} ladder runs of the seeds given ({listed}). The overload "
+            f"sidebar's runs are left out: they are made for the profile's own seeds, and a chapter "
+            f"re-run with other seeds speaks for those seeds alone.")
