@@ -69,7 +69,38 @@ def test_claims_about_mechanisms_that_never_fired_are_not_testable():
     runs = [{**r, "eager_steps": 0, "preemptions": 0} for r in article_like()]
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["watermark_preempt", "held"] is None
-    assert report.verdict_word(None).startswith("not testable")
+    assert report.verdict(table, "graphs48") == (
+        "could not be tested here (no step ran off the captured path on the rung before)")
+    assert "no request was preempted" in report.verdict(table, "watermark_preempt")
+    assert report.verdict(table, "p999_end") == "held"
+
+
+def test_a_missing_rung_is_named_as_the_reason():
+    runs = [r for r in article_like() if r["rung"] != "+graphs to 48"]
+    table = report.findings(runs)
+    assert table.loc["graphs48", "held"] is None and table.loc["budget", "held"] is None
+    assert report.verdict(table, "graphs48") == "could not be tested here (the rung +graphs to 48 is not in this build)"
+    assert table.loc["p999_end", "reason"] == ""
+
+
+def test_verdict_word_reads_as_a_predicate():
+    assert report.verdict_word(True) == "held" and report.verdict_word(False) == "did not hold"
+    assert report.verdict_word(None) == "could not be tested here"
+    assert report.verdict_word(float("nan"), "no runs") == "could not be tested here (no runs)"
+
+
+def test_counts_and_failed_claims_by_name():
+    runs = article_like()
+    runs[-1] = {**runs[-1], "ttft_p50": 50.0}
+    table = report.findings(runs)
+    counts = report.verdict_counts(table)
+    assert counts == {"n_findings": len(table), "n_held": len(table) - 1, "n_not": 1, "n_untestable": 0}
+    s = report.failed_sentence(table)
+    assert s == "The ones that did not: \"the watermark's cost is time to first token\"."
+    assert "watermark_ttft" not in s
+    assert report.failed_sentence(report.findings(article_like())).startswith("None did not hold")
+    idle = report.findings([{**r, "eager_steps": 0, "preemptions": 0} for r in article_like()])
+    assert report.verdict_counts(idle)["n_untestable"] == 2
 
 
 def test_what_the_article_measured_is_quoted_from_its_figures():

@@ -46,4 +46,18 @@ def test_graph_sentence_both_ways():
                              "this build": ["0.2-0.5%", "1.5% of all gap time"]}, index=index)
     assert "as in the article" in headline.graph_sentence(found(True, True))
     assert "reach into the tail" in headline.graph_sentence(found(False, True))
+    assert "unlike the article (0.1-0.7% of tail time)" in headline.graph_sentence(found(False, True))
     assert "cannot be tested" in headline.graph_sentence(found(None, True))
+
+
+def test_rate_clause_says_calibrated_only_when_calibration_chose_it():
+    assert headline.rate_clause(5.214, "calibration") == "5.21 req/s (this machine's calibrated rate)"
+    given = headline.rate_clause(7.0, "given")
+    assert given == "7.00 req/s (the rate given to this chapter)" and "calibrated" not in given
+
+
+def test_summary_and_report_share_one_findings_table_and_say_when_overload_is_left_out():
+    from analysis.render.book_findings import overload_note
+    assert "included" in overload_note(True)
+    note = overload_note(False, [6, 7])
+    assert "seeds [6, 7]" in note and "left out, because" in note

@@ -79,6 +79,11 @@ UNBOUNDED_POOL_PREEMPT_SHARE = 0.005
 
 
 # ---------------------------------------------------------------- the same, as the report quotes it
+def protocol_text() -> str:
+    """The article's protocol in words, e.g. '5 runs of 60 s at 6.5 req/s per rung'."""
+    return f"{len(SEEDS)} runs of {DURATION_S:g} s at {RATE:g} req/s per rung"
+
+
 def _pct_range(lo, hi, digits=0) -> str:
     return f"{100 * lo:.{digits}f}-{100 * hi:.{digits}f}%"
 

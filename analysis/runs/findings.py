@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..core.schemes import CAUSES
 from . import article as A
+from .overload import overload_findings
 from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
 from .select import rung_rows as _rung
 from .tables import summaries_frame
@@ -29,6 +30,7 @@ class Finding:
     compute: Callable        # frame -> (here: str, held: bool | None, value: float);
                              # held None: the runs never produced the events the claim is about
     needs: tuple = (FIRST,)  # rungs whose runs the claim is about
+    idle: str = ""           # why held is None when compute says so: the mechanism that never fired
 
 
 def _median(frame, rung, col) -> float:
@@ -186,22 +188,26 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             _p50_flat, needs=(FIRST, LAST)),
     Finding("gc_freeze", "gc.freeze shortens full collections while serving",
             "median largest serving gen-2 pause at least halves",
-            _gc_freeze, needs=(FIRST, GC_FREEZE)),
+            _gc_freeze, needs=(FIRST, GC_FREEZE),
+            idle="no full (gen-2) collection ran while serving at baseline"),
     Finding("compact", "compact history nearly ends collection",
             "median gen-0 count falls 5x and no run has a serving gen-2 pause",
             _compact, needs=(GC_FREEZE, COMPACT_HISTORY)),
     Finding("graphs48", "capturing up to 48 removes eager steps",
             "no eager step in any run of the rung",
-            _graphs48, needs=(COMPACT_HISTORY, GRAPHS_48)),
+            _graphs48, needs=(COMPACT_HISTORY, GRAPHS_48),
+            idle="no step ran off the captured path on the rung before"),
     Finding("budget", "a 256-token budget lowers p99",
             "median p99 lower than the rung above",
             _budget, needs=(GRAPHS_48, BUDGET_256)),
     Finding("tok_off", "off-loop tokenization removes tokenizer tail time",
             "tokenizer < 0.1% of tail time in every run",
-            _tok_off, needs=(BUDGET_256, TOKENIZE_OFF_LOOP)),
+            _tok_off, needs=(BUDGET_256, TOKENIZE_OFF_LOOP),
+            idle="the tokenizer never reached the tail on the rung before"),
     Finding("watermark_preempt", "the admission watermark nearly ends preemption",
             "median preemptions fall at least 5x from a non-zero level",
-            _watermark_preempt, needs=(TOKENIZE_OFF_LOOP, LAST)),
+            _watermark_preempt, needs=(TOKENIZE_OFF_LOOP, LAST),
+            idle="no request was preempted on the rung before"),
     Finding("watermark_ttft", "the watermark's cost is time to first token",
             "TTFT p50 rose in every paired run",
             _watermark_ttft, needs=(TOKENIZE_OFF_LOOP, LAST)),
@@ -214,33 +220,28 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
 ]
 
 
-def overload_findings(frame: pd.DataFrame) -> list[dict]:
-    b = _rung(frame, FIRST)["tail_share_preempt"]
-    before, after = _median(frame, TOKENIZE_OFF_LOOP, "itl_p999"), _median(frame, LAST, "itl_p999")
-    return [
-        {"key": "overload_preempt", "claim": "under overload, preemption holds the baseline tail",
-         "article": A.MEASURED["overload_preempt"], "criterion": "every overloaded baseline run has preempt > 50%",
-         "this build": _span(b), "held": bool(len(b) and b.min() > 0.5), "value": float(b.median())},
-        {"key": "overload_watermark", "claim": "under overload, only the watermark changes the tail",
-         "article": A.MEASURED["overload_watermark"],
-         "criterion": "watermark rung's median p99.9 below half the rung above",
-         "this build": f"{_ms(before)} -> {_ms(after)}", "held": bool(after < 0.5 * before),
-         "value": after / before},
-    ]
+def _missing(needs, present) -> str:
+    gone = [r for r in needs if r not in present]
+    return f"the rung{'s' * (len(gone) > 1)} {', '.join(gone)} {'are' if len(gone) > 1 else 'is'} not in this build"
 
 
 def findings(ladder_summaries, overload_summaries=None) -> pd.DataFrame:
-    """One row per finding: claim, the article's number, this build's, criterion, held."""
+    """One row per finding: claim, the article's number, this build's, criterion, held,
+    and (where held is None) the reason it could not be tested."""
     frame = summaries_frame(ladder_summaries)
     rows = []
     present = set(frame["rung"].astype(str)) if len(frame) else set()
     for f in FINDINGS:
+        reason = ""
         if not set(f.needs) <= present:
             here, held, value = "rung(s) not in this build", None, float("nan")
+            reason = _missing(f.needs, present)
         else:
             here, held, value = f.compute(frame)
+            if held is None:
+                reason = f.idle or "its runs never produced the events it is about"
         rows.append({"key": f.key, "claim": f.claim, "article": A.MEASURED[f.key], "this build": here,
-                     "criterion": f.criterion, "held": held, "value": value})
+                     "criterion": f.criterion, "held": held, "value": value, "reason": reason})
     if overload_summaries:
         rows += overload_findings(summaries_frame(overload_summaries))
     table = pd.DataFrame(rows).set_index("key")
@@ -248,9 +249,43 @@ def findings(ladder_summaries, overload_summaries=None) -> pd.DataFrame:
     return table
 
 
-def verdict_word(held) -> str:
-    if held is None or (isinstance(held, float) and np.isnan(held)):
-        return "not testable here (the mechanism never fired)"
+def _is_none(held) -> bool:
+    return held is None or (isinstance(held, float) and np.isnan(held))
+
+
+def verdict_word(held, reason: str = "") -> str:
+    """'held', 'did not hold' or 'could not be tested here (<reason>)': the predicate of a
+    sentence whose subject is the finding ("This finding ...")."""
+    if _is_none(held):
+        return f"could not be tested here ({reason})" if reason else "could not be tested here"
     return "held" if held else "did not hold"
 
 
+def verdict(found: pd.DataFrame, key: str) -> str:
+    """verdict_word for one row of findings(), with that row's reason."""
+    reason = found.loc[key, "reason"] if "reason" in found.columns else ""
+    return verdict_word(found.loc[key, "held"], reason if isinstance(reason, str) else "")
+
+
+def verdicts(found: pd.DataFrame) -> pd.Series:
+    """verdict() for every row, for a table column."""
+    return pd.Series([verdict(found, k) for k in found.index], index=found.index, dtype=object)
+
+
+def verdict_counts(found: pd.DataFrame) -> dict:
+    """How many findings held, did not, and could not be tested: one count for every
+    chapter that reports them (the summary and the report)."""
+    held = list(found["held"])
+    return {"n_findings": len(held), "n_held": sum(h is True or h is np.True_ for h in held),
+            "n_not": sum(h is False or h is np.False_ for h in held),
+            "n_untestable": sum(_is_none(h) for h in held)}
+
+
+def failed_sentence(found: pd.DataFrame) -> str:
+    """The findings that did not hold, named by their claims."""
+    failed = [found.loc[k, "claim"] for k in found.index if found.loc[k, "held"] is False
+              or found.loc[k, "held"] is np.False_]
+    if not failed:
+        return ("None did not hold: every finding that could be tested held." if verdict_counts(found)["n_held"]
+                else "None could be tested in these runs.")
+    return ("The ones that did not: " + "; ".join(f'"{c}"' for c in failed) + ".")

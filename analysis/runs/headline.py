@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.schemes import CAUSES
+from . import article as A
 from .rungs import FIRST
 from .select import rung_rows
 from .tables import summaries_frame
@@ -76,5 +77,12 @@ def graph_sentence(found: pd.DataFrame) -> str:
     if tail and body:
         return (f"Graph misses took {t} of tail time and {b}: as in the article, a frequent, small "
                 f"cost of the body of the distribution more than of its tail.")
-    return (f"Graph misses took {t} of tail time and {b}: unlike the article (under 1% of tail "
-            f"time), here they {'reach into the tail' if not tail else 'are not a body effect either'}.")
+    return (f"Graph misses took {t} of tail time and {b}: unlike the article "
+            f"({A.MEASURED['graph_tail']}), here they {'reach into the tail' if not tail else 'are not a body effect either'}.")
+
+
+def rate_clause(rate: float, source: str) -> str:
+    """'5.21 req/s (this machine's calibrated rate)', or '(the rate given to this chapter)'
+    when the chapter's `rate` parameter set it: 'calibrated' only when calibration chose it."""
+    what = "this machine's calibrated rate" if source == "calibration" else "the rate given to this chapter"
+    return f"{rate:.2f} req/s ({what})"

@@ -1,0 +1,91 @@
+"""The overload sidebar's reading, computed: past capacity or not, and which rungs moved
+the tail (analysis/runs/overload.py), on synthetic run summaries."""
+import math
+
+from analysis.core.schemes import LABELS
+from analysis.runs import overload
+
+RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
+         "+tokenize off-loop", "+admit watermark"]
+
+
+def _run(rung, seed, p999, ttft_ms=8000.0, tokens=30000, duration=20.0, preempt=0.8):
+    shares = {k: 0.0 for k in LABELS}
+    shares.update(preempt=preempt, kernel=1 - preempt)
+    return {"rung": rung, "seed": seed, "itl_p999": p999, "ttft_p50": ttft_ms, "tokens": tokens,
+            "duration": duration, "tail_share": shares}
+
+
+def ladder(p999s, seeds=(1, 2), **kw):
+    return [_run(r, s, p, **kw) for r, p in zip(RUNGS, p999s) for s in seeds]
+
+
+FLAT_THEN_WATERMARK = [1000, 900, 800, 1100, 700, 1000, 60]
+
+
+def test_past_capacity_and_only_the_watermark_moved():
+    runs = ladder(FLAT_THEN_WATERMARK)
+    cap = overload.past_capacity(runs, capacity_tokens_per_s=1000.0)
+    assert cap["past"].all() and not cap["drained"].any()
+    assert cap["offered_load"].tolist() == [1.5, 1.5]
+    movers = overload.tail_movers(runs)
+    assert movers["last_moved"] and movers["middle_moved"] == []
+    s = overload.overload_sentence(cap, movers)
+    assert s.startswith("These runs were past capacity (median time to first token 8.0 s against the 2 s")
+    assert "offered work 1.50 times the measured capacity" in s
+    assert "only the last rung moved the tail: median p99.9 1000 ms -> 60.0 ms" in s
+    assert "As in the article" in s and "admission control is the rung that matters" in s
+
+
+def test_a_draining_queue_is_not_past_capacity():
+    runs = ladder(FLAT_THEN_WATERMARK, ttft_ms=300.0, tokens=10000)
+    cap = overload.past_capacity(runs, capacity_tokens_per_s=1000.0)
+    assert not cap["past"].any()
+    s = overload.overload_sentence(cap, overload.tail_movers(runs))
+    assert s.startswith("These runs were not clearly past capacity: 2 of 2 baseline run(s)")
+    assert "rung that matters" not in s
+
+
+def test_offered_load_alone_can_show_overload_and_is_unknown_without_capacity():
+    runs = ladder(FLAT_THEN_WATERMARK, ttft_ms=300.0, tokens=30000)
+    assert overload.past_capacity(runs, 1000.0)["past"].all()
+    cap = overload.past_capacity(runs, None)
+    assert cap["offered_load"].isna().all() and not cap["past"].any()
+    assert "times the measured capacity" not in overload.overload_sentence(cap, overload.tail_movers(runs))
+
+
+def test_an_earlier_rung_that_halves_the_tail_is_named():
+    runs = ladder([1000, 900, 300, 300, 300, 300, 20])
+    s = overload.overload_sentence(overload.past_capacity(runs), overload.tail_movers(runs))
+    assert "it was not alone: +compact history" in s and "Unlike the article" in s
+
+
+def test_a_watermark_that_does_not_halve_the_tail():
+    runs = ladder([1000, 900, 800, 1100, 700, 1000, 800])
+    s = overload.overload_sentence(overload.past_capacity(runs), overload.tail_movers(runs))
+    assert "the watermark did not halve the tail" in s and "did not fix the tail past capacity" in s
+
+
+def test_missing_runs_or_rungs_are_said():
+    assert "no overloaded baseline runs" in overload.overload_sentence(overload.past_capacity([]), {})
+    runs = [r for r in ladder(FLAT_THEN_WATERMARK) if r["rung"] != "+tokenize off-loop"]
+    movers = overload.tail_movers(runs)
+    assert movers == {"complete": False}
+    assert "lacks the rungs" in overload.overload_sentence(overload.past_capacity(runs), movers)
+
+
+def test_overload_findings_rows():
+    rows = {r["key"]: r for r in overload.overload_findings(ladder(FLAT_THEN_WATERMARK))}
+    assert rows["overload_preempt"]["held"] is True and rows["overload_watermark"]["held"] is True
+    rows = {r["key"]: r for r in overload.overload_findings(ladder(FLAT_THEN_WATERMARK, preempt=0.3))}
+    assert rows["overload_preempt"]["held"] is False
+    rows = {r["key"]: r for r in overload.overload_findings(ladder(FLAT_THEN_WATERMARK)[:2])}
+    assert rows["overload_watermark"]["held"] is None and rows["overload_watermark"]["reason"]
+    assert math.isnan(rows["overload_watermark"]["value"])
+
+
+def test_rate_sentence_says_calibrated_only_when_it_was():
+    s = overload.rate_sentence(8.0, 5.2, 10 / 6.5, "calibration")
+    assert "this machine's calibrated rate of 5.20 req/s" in s and "(10 / 6.5 req/s)" in s
+    g = overload.rate_sentence(8.0, 5.2, 10 / 6.5, "given")
+    assert "calibrated rate" not in g and "the rate given to this chapter" in g
