@@ -73,6 +73,7 @@ def test_claims_about_mechanisms_that_never_fired_are_not_testable():
         "could not be tested here (no step ran off the captured path on the rung before)")
     assert "no request was preempted" in report.verdict(table, "watermark_preempt")
     assert report.verdict(table, "p999_end") == "held"
+    assert report.verdicts(table)["graphs48"] == report.verdict(table, "graphs48")
 
 
 def test_a_missing_rung_is_named_as_the_reason():

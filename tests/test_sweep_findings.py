@@ -9,7 +9,8 @@ LOADS = (0.6, 1.0, 1.4)
 
 def _row(fwd, rung, load, seed, **over):
     r = {"forward": fwd, "rung": rung, "load": load, "seed": seed, "preempt_per_min": 0.0,
-         "ttft_p50": 100.0, "fwd_share_clean": 0.95, "itl_p999": 100.0, "tail_preempt": 0.1}
+         "ttft_p50": 100.0, "fwd_share_clean": 0.95, "itl_p50": 10.0, "itl_p99": 40.0, "itl_p999": 100.0,
+         "itl_max": 1000.0, "tail_preempt": 0.1}
     r.update(over)
     return r
 
@@ -26,7 +27,8 @@ def frame(fwds=("article",), watermark=True):
                                  fwd_share_clean=0.95 if fwd == "article" else 0.6))
                 if watermark:
                     rows.append(_row(fwd, "+admit watermark", load, seed, preempt_per_min=1.0,
-                                     itl_p999=60.0 if heavy else 95.0, ttft_p50=900.0 if heavy else 90.0))
+                                     itl_p999=60.0 if heavy else 95.0, ttft_p50=900.0 if heavy else 90.0,
+                                     itl_p50=14.0 if load > 1.2 else 10.0, itl_p99=30.0))
     return pd.DataFrame(rows)
 
 
@@ -38,8 +40,12 @@ def test_loads_at_which_each_finding_holds():
     t = S.load_findings(frame())
     pre = _row_of(t, "preemption holds most baseline tail time")
     assert pre["held at"] == "1x, 1.4x" and pre["did not hold at"] == "0.6x" and pre["not testable at"] == "none"
-    wm = _row_of(t, "the admission watermark collapses p99.9")
+    wm = _row_of(t, "the ladder collapses p99.9")
     assert wm["held at"] == "1x, 1.4x" and wm["did not hold at"] == "0.6x"
+    flat = _row_of(t, "the median ITL barely moves")
+    assert flat["held at"] == "0.6x, 1x" and flat["did not hold at"] == "1.4x"
+    assert _row_of(t, "the ladder lowers p99")["held at"] == "0.6x, 1x, 1.4x"
+    assert _row_of(t, "the ladder collapses the worst gap")["held at"] == "none"
     drains = _row_of(t, "the baseline's queue drains")
     assert drains["held at"] == "0.6x, 1x" and drains["did not hold at"] == "1.4x"
     idle = _row_of(t, "the admission watermark nearly ends preemption")
@@ -55,7 +61,7 @@ def test_each_forward_gets_its_own_rows():
 
 def test_a_missing_rung_is_not_testable_and_no_sweep_is_said():
     t = S.load_findings(frame(watermark=False))
-    assert _row_of(t, "the admission watermark collapses p99.9")["not testable at"] == "0.6x, 1x, 1.4x"
+    assert _row_of(t, "the ladder collapses p99.9")["not testable at"] == "0.6x, 1x, 1.4x"
     assert _row_of(t, "preemption holds most baseline tail time")["held at"] == "1x, 1.4x"
     empty = S.load_findings(None)
     assert empty.empty and "ran no load sweep" in S.load_findings_sentence(empty)

@@ -14,7 +14,10 @@ from typing import Callable
 import pandas as pd
 
 from ..engine_link import BAND
+from .findings import FINDINGS
 from .rungs import ADMIT_WATERMARK, BASELINE
+
+CLAIM = {f.key: f.claim for f in FINDINGS}     # the report's words for the same findings
 
 
 @dataclass(frozen=True)
@@ -31,23 +34,32 @@ def _both(f):
 
 
 LOAD_FINDINGS = [
-    LoadFinding("a typical gap is almost all forward pass",
+    LoadFinding(CLAIM["fwd_clean"],
                 "baseline median forward share of clean gaps >= 90%",
                 lambda b, w: None if b is None else bool(b["fwd_share_clean"] >= 0.90)),
-    LoadFinding("preemption holds most baseline tail time",
+    LoadFinding(CLAIM["preempt_majority"],
                 "baseline median preempt share of tail time > 50%",
                 lambda b, w: None if b is None else bool(b["tail_preempt"] > 0.5)),
     LoadFinding("the baseline's queue drains",
                 f"baseline median TTFT p50 <= {BAND.max_ttft_p50_s:g} s",
                 lambda b, w: None if b is None else bool(b["ttft_p50"] <= BAND.max_ttft_p50_s * 1e3)),
-    LoadFinding("the admission watermark collapses p99.9",
-                "watermark's median p99.9 below half the baseline's",
+    LoadFinding(CLAIM["p99_end"],
+                "watermark rung's median p99 below the baseline's",
+                _both(lambda b, w: bool(w["itl_p99"] < b["itl_p99"]))),
+    LoadFinding(CLAIM["p999_end"],
+                "watermark rung's median p99.9 below half the baseline's",
                 _both(lambda b, w: bool(w["itl_p999"] < 0.5 * b["itl_p999"]))),
-    LoadFinding("the admission watermark nearly ends preemption",
+    LoadFinding(CLAIM["max_end"],
+                "watermark rung's median max below half the baseline's",
+                _both(lambda b, w: bool(w["itl_max"] < 0.5 * b["itl_max"]))),
+    LoadFinding(CLAIM["p50_flat"],
+                "ratio of median p50s between 0.8 and 1.25",
+                _both(lambda b, w: bool(0.8 <= w["itl_p50"] / b["itl_p50"] <= 1.25))),
+    LoadFinding(CLAIM["watermark_preempt"],
                 "median preemptions fall at least 5x from a non-zero level",
                 _both(lambda b, w: None if not b["preempt_per_min"] > 0
                       else bool(w["preempt_per_min"] * 5 <= b["preempt_per_min"]))),
-    LoadFinding("the watermark's cost is time to first token",
+    LoadFinding(CLAIM["watermark_ttft"],
                 "watermark's median TTFT p50 above the baseline's",
                 _both(lambda b, w: bool(w["ttft_p50"] > b["ttft_p50"]))),
 ]
