@@ -70,7 +70,7 @@ def test_claims_about_mechanisms_that_never_fired_are_not_testable():
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["watermark_preempt", "held"] is None
     assert report.verdict(table, "graphs48") == (
-        "could not be tested here (no step ran off the captured path on the rung before)")
+        "could not be tested (no step ran off the captured path on the rung before)")
     assert "no request was preempted" in report.verdict(table, "watermark_preempt")
     assert report.verdict(table, "p999_end") == "held"
     assert report.verdicts(table)["graphs48"] == report.verdict(table, "graphs48")
@@ -80,14 +80,14 @@ def test_a_missing_rung_is_named_as_the_reason():
     runs = [r for r in article_like() if r["rung"] != "+graphs to 48"]
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["budget", "held"] is None
-    assert report.verdict(table, "graphs48") == "could not be tested here (the rung +graphs to 48 is not in this build)"
+    assert report.verdict(table, "graphs48") == "could not be tested (the rung +graphs to 48 is not in this build)"
     assert table.loc["p999_end", "reason"] == ""
 
 
 def test_verdict_word_reads_as_a_predicate():
     assert report.verdict_word(True) == "held" and report.verdict_word(False) == "did not hold"
-    assert report.verdict_word(None) == "could not be tested here"
-    assert report.verdict_word(float("nan"), "no runs") == "could not be tested here (no runs)"
+    assert report.verdict_word(None) == "could not be tested"
+    assert report.verdict_word(float("nan"), "no runs") == "could not be tested (no runs)"
 
 
 def test_counts_and_failed_claims_by_name():

@@ -254,10 +254,10 @@ def _is_none(held) -> bool:
 
 
 def verdict_word(held, reason: str = "") -> str:
-    """'held', 'did not hold' or 'could not be tested here (<reason>)': the predicate of a
+    """'held', 'did not hold' or 'could not be tested (<reason>)': the predicate of a
     sentence whose subject is the finding ("This finding ...")."""
     if _is_none(held):
-        return f"could not be tested here ({reason})" if reason else "could not be tested here"
+        return f"could not be tested ({reason})" if reason else "could not be tested"
     return "held" if held else "did not hold"
 
 
