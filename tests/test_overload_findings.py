@@ -79,6 +79,8 @@ def test_overload_findings_rows():
     assert rows["overload_preempt"]["held"] is True and rows["overload_watermark"]["held"] is True
     rows = {r["key"]: r for r in overload.overload_findings(ladder(FLAT_THEN_WATERMARK, preempt=0.3))}
     assert rows["overload_preempt"]["held"] is False
+    rows = {r["key"]: r for r in overload.overload_findings(ladder([1000, 900, 300, 300, 300, 300, 20]))}
+    assert rows["overload_watermark"]["held"] is False and "rungs between: 300 ms-900 ms" in rows["overload_watermark"]["this build"]
     rows = {r["key"]: r for r in overload.overload_findings(ladder(FLAT_THEN_WATERMARK)[:2])}
     assert rows["overload_watermark"]["held"] is None and rows["overload_watermark"]["reason"]
     assert math.isnan(rows["overload_watermark"]["value"])
