@@ -113,3 +113,40 @@ def test_forward_comparison_and_sentence():
     assert "cannot be compared" in sweep.forward_sentence(a)
     table = sweep.forward_comparison(both)
     assert table.loc[1.0, ("tail_preempt", "fast")] == pytest.approx(0.3)
+
+
+def test_operating_point_value_interpolates_per_seed_and_needs_the_span():
+    f = _frame({1: [0.1, 0.2, 0.6, 0.8], 2: [0.1, 0.2, 0.6, 0.8]}, loads=(0.6, 0.9, 1.1, 1.2))
+    # preempt_per_min = 300 x load: at 1.0 the interpolation gives 300 for each seed
+    assert sweep.at_operating_point(f) == pytest.approx(300.0)
+    assert math.isnan(sweep.at_operating_point(_frame({1: [0.1, 0.2]}, loads=(0.6, 0.8))))
+
+
+def test_short_run_sentence_both_directions():
+    low = sweep.short_run_sentence(150.0, [300.0, 320.0], 20, 60)
+    assert "0.48x" in low and "read the rate low" in low and "higher loads" in low
+    high = sweep.short_run_sentence(400.0, [300.0], 20, 60)
+    assert "read the rate high" in high and "lower loads" in high
+    same = sweep.short_run_sentence(310.0, [300.0], 20, 60)
+    assert "within 15%" in same and "empty engine" not in same
+    assert "could not" in sweep.short_run_sentence(math.nan, [300.0], 20, 60)
+    assert "could not" in sweep.short_run_sentence(100.0, [], 20, 60)
+
+
+def test_fast_capacity_is_measured_over_the_article_window(monkeypatch):
+    """The scale is a ratio of two capacities: a fast record of another length is measured again."""
+    import engine.runs.sweep as es
+    records = {("checked", "article"): {"capacity": {"tokens_per_s": 1000.0, "seconds": 20.0}},
+               ("capacity", "fast"): {"capacity": {"tokens_per_s": 900.0, "seconds": 10.0}}}
+    calls = []
+
+    def fake_calibrate(checks=True, force=False, progress=True, capacity_seconds=None, forward="article"):
+        calls.append((forward, capacity_seconds, force))
+        records[("capacity", forward)] = {"capacity": {"tokens_per_s": 1500.0, "seconds": capacity_seconds}}
+        return records[("capacity", forward)]
+    monkeypatch.setattr(es, "load_calibration", lambda method, forward: records.get((method, forward)))
+    monkeypatch.setattr(es, "calibrate", fake_calibrate)
+    prof = es.get_profile("article")
+    assert es.capacity_scale(prof, "fast") == pytest.approx(1.5)
+    assert calls == [("fast", 20.0, True)]
+    assert es.capacity_scale(prof, "fast") == pytest.approx(1.5) and len(calls) == 1   # now of equal length

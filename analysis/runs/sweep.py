@@ -82,6 +82,40 @@ def crossing_sentence(res: dict, what: str = "preemption's share of tail time", 
     return f"{what[0].upper() + what[1:]} first passed {threshold:.0%} at {spread}{tail}."
 
 
+def at_operating_point(frame: pd.DataFrame, column: str = "preempt_per_min", forward: str = "article",
+                       rung: str = BASELINE) -> float:
+    """Median over seeds of `column` at load 1.0, each seed interpolated between the levels
+    around it (NaN when the sweep does not span 1.0)."""
+    sel = frame[(frame["forward"] == forward) & (frame["rung"] == rung)]
+    per_seed = []
+    for _, g in sel.groupby("seed"):
+        g = g.sort_values("load")
+        if len(g) and g["load"].min() <= 1.0 <= g["load"].max():
+            per_seed.append(float(np.interp(1.0, g["load"], g[column])))
+    return float(np.median(per_seed)) if per_seed else math.nan
+
+
+def short_run_sentence(sweep_value: float, ladder_values, sweep_s: float, ladder_s: float,
+                       tolerance: float = 0.15) -> str:
+    """How the sweep's short runs read the preemption rate at the operating point, against
+    the ladder's full-length baseline runs of the same seeds. A run starts from an empty
+    engine, so a short run can under-read a long one; the shaded band rests on short runs."""
+    vals = [float(v) for v in ladder_values]
+    ladder = float(np.median(vals)) if vals else math.nan
+    if not (sweep_value == sweep_value and ladder == ladder and ladder > 0):
+        return "The sweep's preemption rate at the operating point could not be set beside the ladder's."
+    r = sweep_value / ladder
+    head = (f"At the operating point the sweep's {sweep_s:g} s runs read {sweep_value:.0f} preemptions "
+            f"per 60 s (interpolated between the levels around 1.0), against {ladder:.0f} in the ladder's "
+            f"{ladder_s:g} s baseline runs of the same seeds ({r:.2f}x)")
+    if abs(r - 1.0) <= tolerance:
+        return head + f": within {tolerance:.0%}, so the shaded span sits about where full-length runs would put it."
+    side = "higher" if r < 1.0 else "lower"
+    return (head + f": a run starts from an empty engine, so the short runs read the rate "
+            f"{'low' if r < 1.0 else 'high'}, and the shaded span sits at {side} loads than full-length "
+            f"runs would put it.")
+
+
 def drain_limit(frame: pd.DataFrame, forward: str, rung: str = BASELINE,
                 max_ttft_ms: float = BAND.max_ttft_p50_s * 1e3) -> float:
     """The lowest load whose median TTFT p50 over seeds exceeds max_ttft_ms (the queue no

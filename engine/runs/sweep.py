@@ -22,12 +22,25 @@ LEVELS = (0.6, 0.75, 0.85, 0.95, 1.05, 1.2, 1.4)    # fractions of the operating
 SWEEP_RUNGS = (RUNGS[0], RUNGS[-1])                 # baseline, +admit watermark
 
 
-def capacity(prof: Profile, forward: str) -> float:
-    """Decode tokens per second of the baseline rung with this forward (from calibration;
-    a capacity-only calibration of the fast forward is made when missing)."""
-    cal = (load_calibration(prof.calibration, forward) if forward == "article"
-           else load_calibration("capacity", forward)) or calibrate(checks=False, forward=forward)
-    return float(cal["capacity"]["tokens_per_s"])
+def _capacity_record(prof: Profile, forward: str, seconds: float | None = None) -> dict:
+    """The calibration record holding this forward's capacity. The fast forward's is a
+    capacity-only calibration, measured over as many seconds as the article forward's was
+    (a ratio of two capacities compares like with like); a record of another length is
+    measured again."""
+    if forward == "article":
+        return load_calibration(prof.calibration, forward) or calibrate(checks=prof.calibration == "checked")
+    cal = load_calibration("capacity", forward)
+    if cal is None or (seconds is not None and cal["capacity"].get("seconds") != seconds):
+        cal = calibrate(checks=False, forward=forward, capacity_seconds=seconds, force=cal is not None)
+    return cal
+
+
+def capacity_scale(prof: Profile, forward: str) -> float:
+    """This forward's measured capacity (decode tokens per second of the baseline rung with
+    a saturated queue) over the article forward's, over equal measuring windows."""
+    article = _capacity_record(prof, "article")["capacity"]
+    other = _capacity_record(prof, forward, seconds=article.get("seconds"))["capacity"]
+    return float(other["tokens_per_s"]) / float(article["tokens_per_s"])
 
 
 def sweep_specs(profile: str | Profile | None = None, seeds=None, duration: float | None = None,
@@ -37,7 +50,7 @@ def sweep_specs(profile: str | Profile | None = None, seeds=None, duration: floa
 
     rate: the operating point of the article forward (default: the profile's calibrated
     rate); fast_scale: the fast forward's capacity over the article forward's (default:
-    measured, see capacity())."""
+    measured over equal windows, see capacity_scale())."""
     prof = get_profile(profile)
     seeds = check_seeds(seeds) if seeds is not None else prof.sweep_seeds
     duration = float(duration if duration is not None else prof.sweep_duration)
@@ -51,7 +64,7 @@ def sweep_specs(profile: str | Profile | None = None, seeds=None, duration: floa
         elif fast_scale is not None:
             scales[fwd] = float(fast_scale)
         else:
-            scales[fwd] = capacity(prof, fwd) / capacity(prof, "article")
+            scales[fwd] = capacity_scale(prof, fwd)
     specs = []
     for fwd in forwards:
         for rung in rungs:
