@@ -100,6 +100,8 @@ def test_takeaway_of_a_cause_its_fix_removed():
     assert s.startswith("In this build preemption held 70.0% of baseline tail time")
     assert f"(article: {pct([r['preempt'] for r in A.BASELINE_RUNS])})" in s
     assert "took it to 0.2% of tail time" in s and "moved max down (established)" in s
+    graph = T.cause_takeaway(frame_of(ladder()).loc["graph"])    # 0.2% before: nothing to take away
+    assert "held 0.2% of baseline tail time" in graph and "left it at 0.2% of tail time" in graph
     assert "moved TTFT p50 up (established)" in s and "did not move throughput" in s
 
 
@@ -123,7 +125,7 @@ def test_takeaway_when_the_fix_or_the_baseline_did_not_run():
     assert "is not in this build's ladder" in s and "held 70.0%" in s
     s = T.cause_takeaway(frame_of(ladder(drop=(BASELINE,))).loc["preempt"])
     assert s.startswith("This build has no baseline runs")
-    assert "took it to 0.2% of tail time" in s and "none of it to remove" not in s
+    assert "left it at 0.2% of tail time" in s and "none of it to remove" not in s   # no before to compare
 
 
 def test_takeaway_with_one_seed_judges_nothing():
@@ -142,14 +144,15 @@ def test_costs_sentence_both_ways():
 
 def test_removed_sentence_both_ways():
     s = T.removed_sentence(frame_of(ladder()))
-    assert s.startswith("3 of the 4 causes that reached the baseline tail and whose fix ran fell below 0.5%")
+    assert s.startswith("2 of the 3 causes that held at least 0.5% of tail time in a baseline run, and whose "
+                        "fix ran, fell below it in every run of that rung (preemption, tokenization;")
     art = sum(A.TAIL_SHARE[T.fix_step(c)[1]][c] < 0.005 for c in CAUSES)
     assert f"the article's fixes did that for {art} of 5" in s
     kept = ladder(watermark={"tail_share": {"preempt": 0.5}}, tok_off={"tail_share": {"tok": 0.05}})
     kept = [{**r, "tail_share": {**r["tail_share"], "graph": 0.01}} for r in kept]
     assert T.removed_sentence(frame_of(kept)).startswith("None of the 4 causes")
     only_base = [r for r in ladder() if r["rung"] == BASELINE]
-    assert T.removed_sentence(frame_of(only_base)).startswith("No cause both reached")
+    assert T.removed_sentence(frame_of(only_base)).startswith("No cause both held 0.5%")
 
 
 def test_ends_sentence_both_ways():

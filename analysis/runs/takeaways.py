@@ -109,7 +109,8 @@ def cause_frame(runs, knobs=None) -> pd.DataFrame:
         rows.append({
             "cause": cause, "name": NAMES[cause], "seen": seen, "fix": fix, "before": before, "after": after,
             "rungs": ", ".join(FIX_RUNGS[cause]), "knob": _knob_text(knobs, FIX_RUNGS[cause]),
-            "base_runs": len(base), "fired": bool(base) and max(tail) > 0,
+            "base_runs": len(base), "fired": bool(base) and max(tail) > 0,     # in the tail at all
+            "above": bool(base) and max(tail) >= GONE_SHARE,                    # enough to be removed
             "where": band_text(bands.loc[cause]) if bands is not None else "-",
             "tail": _shares(tail), "count": _shares(count), "after_share": _shares(later),
             "gone": all(v < GONE_SHARE for v in later) if later else None,
@@ -228,7 +229,7 @@ def cause_takeaway(row) -> str:
     if row["base_runs"] and not row["fired"]:
         left = f"so {fix} had none of it to remove"
     else:
-        verb = "took it to" if row["gone"] else "left"
+        verb = ("took it to" if row["above"] else "left it at") if row["gone"] else "left"
         left = f"{fix} {verb} {row['after_share']} of tail time (article: {row['art_after']})"
     if row["head_verdict"] == MISSING:
         return f"{head}; {left}. Its effect on the percentiles {row['head_phrase']}."
@@ -262,21 +263,21 @@ def costs_sentence(effects: pd.DataFrame) -> str:
 
 
 def removed_sentence(frame: pd.DataFrame) -> str:
-    """How many causes that reached the baseline tail their own fix took out of it, here and
-    by the article's median shares."""
+    """How many causes that held at least GONE_SHARE of tail time in a baseline run their own
+    fix took below it, here and by the article's median shares."""
     share = f"{100 * GONE_SHARE:.1f}%"
     art = [c for c in CAUSES if A.TAIL_SHARE[fix_step(c)[1]][c] < GONE_SHARE]
     art_text = f"by its median shares, the article's fixes did that for {len(art)} of {len(CAUSES)}"
-    ran = frame[frame["gone"].map(lambda g: g is not None).astype(bool) & frame["fired"].astype(bool)]
+    ran = frame[frame["gone"].map(lambda g: g is not None).astype(bool) & frame["above"].astype(bool)]
     if not len(ran):
-        return (f"No cause both reached the baseline tail and had its fix run here, so no removal "
-                f"can be checked ({art_text}).")
+        return (f"No cause both held {share} of tail time in a baseline run and had its fix run here, "
+                f"so no removal can be checked ({art_text}).")
     gone = list(ran.loc[ran["gone"].astype(bool), "name"])
-    which = "causes that reached the baseline tail and whose fix ran"
+    which = f"causes that held at least {share} of tail time in a baseline run, and whose fix ran,"
     if not gone:
-        return (f"None of the {len(ran)} {which} fell below {share} of tail time in every run of "
+        return (f"None of the {len(ran)} {which} fell below it in every run of "
                 f"its fix's rung ({art_text}).")
-    return (f"{len(gone)} of the {len(ran)} {which} fell below {share} of tail time in every run "
+    return (f"{len(gone)} of the {len(ran)} {which} fell below it in every run "
             f"of that rung ({', '.join(gone)}; {art_text}).")
 
 
