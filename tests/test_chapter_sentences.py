@@ -121,13 +121,17 @@ def _verdicts(ttft_after):
 
 def test_ttft_cost_sentence_every_way():
     rose = ladder.ttft_cost_sentence(_verdicts([900, 800, 700, 600, 500]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
-    assert "rose in 5 of 5" in rose and "the cost landed on the time to first token" in rose
+    assert "rose in 5 of 5" in rose and "(median 100 ms -> 700 ms)" in rose and "the cost landed on the time to first token" in rose
     assert "moved TTFT p50 up (suggestive)" in rose
     fell = ladder.ttft_cost_sentence(_verdicts([90, 80, 70, 60, 50]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
     assert "rose in 0 of 5" in fell and "no cost in time to first token" in fell
     mixed = ladder.ttft_cost_sentence(_verdicts([120, 80, 130, 60, 100.5]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
     assert "rose in 3 of 5" in mixed and "no consistent cost" in mixed
     assert "not measured" in ladder.ttft_cost_sentence(_verdicts([1, 2, 3, 4, 5]), FIRST, GC_FREEZE)
+    one = paired.ladder_verdicts([fake(TOKENIZE_OFF_LOOP, 1, ttft_p50=12.04), fake(ADMIT_WATERMARK, 1, ttft_p50=12.3)],
+                                 rungs=[TOKENIZE_OFF_LOOP, ADMIT_WATERMARK])
+    single = ladder.ttft_cost_sentence(one, TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
+    assert "rose in 1 of 1" in single and "(median 12.0 ms -> 12.3 ms)" in single and "one seed cannot show" in single
 
 
 def test_tail_evidence_and_worker_sentences():
@@ -173,9 +177,10 @@ def test_forward_vs_article_splits_machine_and_engine():
         return {"article_engine": engine, "rows": [{"measurement": "decode captured, batch 32",
                                                      "theirs_ms": theirs, "article_ms": ours, "fast_ms": fast,
                                                      "article_ratio": ours / theirs}]}
-    machine = fidelity.forward_vs_article_sentence(25.0, 12.8, result(theirs=25.6, ours=25.0))
-    assert "mostly this machine's" in machine and "2.00 times its figure" in machine
+    machine = fidelity.forward_vs_article_sentence(25.6, 12.8, result(theirs=25.6, ours=25.0))
+    assert "(2.00 times that)" in machine and "takes 0.98 times" in machine
+    assert "remaining 2.05 is the machine" in machine and "mostly this machine." in machine
     engine = fidelity.forward_vs_article_sentence(25.0, 12.8, result(theirs=13.0, ours=25.0))
-    assert "mostly our engine's" in engine and "0.24 of our article forward's time" in engine
+    assert "mostly our engine." in engine and "0.24 of our article forward's time" in engine
     blind = fidelity.forward_vs_article_sentence(25.0, 12.8, result(13.0, 25.0, engine=False))
     assert "cannot be told apart" in blind

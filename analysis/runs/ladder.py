@@ -10,7 +10,7 @@ from .rungs import (ADMIT_WATERMARK, BASELINE, BUDGET_256, COMPACT_HISTORY, GC_F
                     TOKENIZE_OFF_LOOP)
 from .select import runs_of
 from .tables import METRIC_NAMES, ladder_table, median_range_cells, tail_share_table
-from .text import median_range
+from .text import median_range, ms
 
 
 def median_run(summaries, rung: str, metric: str = "itl_p99") -> dict:
@@ -132,9 +132,11 @@ def ttft_cost_sentence(verdicts: pd.DataFrame, before: str, after: str) -> str:
     if n == 0:
         return "No seed ran both rungs, so the cost in time to first token is not measured here."
     k = sum(r > 1 for r in ratios)
-    facts = (f"TTFT p50 rose in {k} of {n} paired seed(s) (median {row['median_before']:,.0f} -> "
-             f"{row['median_after']:,.0f} ms)")
+    facts = (f"TTFT p50 rose in {k} of {n} paired seed(s) (median {ms(row['median_before'])} -> "
+             f"{ms(row['median_after'])})")
     judged = f"; on run-level evidence the step {verdict_phrase(row)}"
+    if n < 2:
+        return f"{facts}: one seed cannot show whether the cost landed on the time to first token."
     if k == n:
         return f"{facts}: the cost landed on the time to first token{judged}."
     if k == 0:
