@@ -46,12 +46,17 @@ def test_a_draining_queue_is_not_past_capacity():
     assert "rung that matters" not in s
 
 
-def test_offered_load_alone_can_show_overload_and_is_unknown_without_capacity():
+def test_offered_load_alone_is_not_past_capacity_and_is_unknown_without_capacity():
     runs = ladder(FLAT_THEN_WATERMARK, ttft_ms=300.0, tokens=30000)
-    assert overload.past_capacity(runs, 1000.0)["past"].all()
+    cap = overload.past_capacity(runs, 1000.0)
+    assert not cap["past"].any() and (cap["offered_load"] > 1).all()
+    s = overload.overload_sentence(cap, overload.tail_movers(runs))
+    assert "median time to first token 300 ms" in s and "offered work 1.50 times the measured capacity" in s
+    assert "although they offered more work than the engine can serve" in s
     cap = overload.past_capacity(runs, None)
     assert cap["offered_load"].isna().all() and not cap["past"].any()
-    assert "times the measured capacity" not in overload.overload_sentence(cap, overload.tail_movers(runs))
+    s = overload.overload_sentence(cap, overload.tail_movers(runs))
+    assert "times the measured capacity" not in s and "although" not in s
 
 
 def test_an_earlier_rung_that_halves_the_tail_is_named():

@@ -73,7 +73,8 @@ def fix_effects(times: pd.DataFrame, order, shares: pd.DataFrame | None = None) 
                 row["share after"] = float(shares.loc[shares["rung"].astype(str) == rung, col].median())
             rows.append(row)
     out = pd.DataFrame(rows)
-    if len(out):
+    if len(out):                                   # in ladder order
+        out = out.sort_values("fix", key=lambda f: f.map(order.index), kind="stable").reset_index(drop=True)
         out["moved"] = out["moved"].astype(object)
     return out
 
@@ -128,11 +129,13 @@ def relative_sentence(effects: pd.DataFrame, shift: float = SHARE_SHIFT) -> str:
 def effects_cells(effects: pd.DataFrame) -> pd.DataFrame:
     """fix_effects for reading: one row per (fix, cause), ms per minute rounded, the
     verdict as 'moved', 'within spread' or '' (one seed)."""
+    cols = {"before": "rung above, ms/min", "after": "fix's rung, ms/min", "spread": "seed spread, ms/min",
+            "moved": "moved?"}
     if not len(effects):
-        return pd.DataFrame(columns=["fix", "cause", "before", "after", "spread", "moved"])
+        return pd.DataFrame(columns=["fix", "cause", *cols.values()])
     word = {True: "moved", False: "within spread", None: ""}
     out = effects.assign(moved=[word[m] for m in effects["moved"]],
                          cause=[c + (" (its target)" if c == t else "")
                                 for c, t in zip(effects["cause"], effects["targets"])])
     out = out[["fix", "cause", "before", "after", "spread", "moved"]].round({"before": 0, "after": 0, "spread": 0})
-    return out.set_index(["fix", "cause"])
+    return out.rename(columns=cols).set_index(["fix", "cause"])

@@ -7,6 +7,7 @@ import numpy as np
 
 from .causes import CAUSE_FIX
 from .select import rung_above, runs_of
+from .text import ms
 
 HOLD_BACK = ("prefill", "preempt")   # the causes whose fix delays work: budget, watermark
 
@@ -35,7 +36,7 @@ def ttft_cost_sentence(summaries, order) -> str:
     have = {c: v for c, v in changes.items() if v}
     if not have:
         return "Neither the token budget nor the watermark ran beside the rung above it, so their cost cannot be read."
-    parts = [f"the {v['fix']} moved TTFT p50 {v['before']:.0f} -> {v['after']:.0f} ms (it rose in "
+    parts = [f"the {v['fix']} moved TTFT p50 {ms(v['before'])} -> {ms(v['after'])} (it rose in "
              f"{v['rose']} of {v['n']} paired run(s))" for v in have.values()]
     later = [v for v in have.values() if v["rose"] == v["n"]]
     if len(have) < len(HOLD_BACK):

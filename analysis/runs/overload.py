@@ -59,7 +59,8 @@ def past_capacity(summaries, capacity_tokens_per_s: float | None = None,
     max_ttft_s, the level the article's overloaded runs started at), the offered load as
     decode tokens per second of arrivals over the engine's measured capacity (NaN when
     the capacity is not known, e.g. a rate given by hand), and whether the run was past
-    capacity (a queue that did not drain, or offered work above capacity)."""
+    capacity: its queue did not drain. Offered work above capacity alone is not enough:
+    a short run can end before the backlog it builds shows in the time to first token."""
     frame = summaries_frame(summaries)
     cols = ["seed", "ttft_p50_s", "drained", "offered_load", "past"]
     if not len(frame):
@@ -70,7 +71,7 @@ def past_capacity(summaries, capacity_tokens_per_s: float | None = None,
             if capacity_tokens_per_s else np.full(len(base), np.nan))
     drained = ttft <= max_ttft_s
     return pd.DataFrame({"seed": base["seed"].to_numpy(), "ttft_p50_s": ttft, "drained": drained,
-                         "offered_load": load, "past": ~drained | (load > 1.0)}, columns=cols)
+                         "offered_load": load, "past": ~drained}, columns=cols)
 
 
 def tail_movers(summaries) -> dict:
@@ -90,8 +91,12 @@ def tail_movers(summaries) -> dict:
             "middle_moved": [r for r, v in middle.items() if v <= MOVED * base]}
 
 
+def _seconds(x: float) -> str:
+    return f"{x:.1f} s" if x >= 1 else f"{1e3 * x:.0f} ms"
+
+
 def _capacity_clause(cap: pd.DataFrame, max_ttft_s: float) -> str:
-    ttft = _span(cap["ttft_p50_s"], lambda x: f"{x:.1f} s")
+    ttft = _span(cap["ttft_p50_s"], _seconds)
     load = cap["offered_load"].dropna()
     loads = f"; offered work {_span(load, lambda x: f'{x:.2f}')} times the measured capacity" if len(load) else ""
     return f"median time to first token {ttft} against the {max_ttft_s:g} s above which the article's queues did not drain{loads}"
@@ -106,8 +111,11 @@ def overload_sentence(cap: pd.DataFrame, movers: dict, max_ttft_s: float = BAND.
     clause = _capacity_clause(cap, max_ttft_s)
     if not cap["past"].all():
         k = int((~cap["past"]).sum())
+        over = bool((cap["offered_load"] > 1.0).any())
+        why = (" although they offered more work than the engine can serve: in runs this short the "
+               "backlog did not reach the time to first token" if over else "")
         return (f"These runs were not clearly past capacity: {k} of {len(cap)} baseline run(s) kept a "
-                f"draining queue ({clause}), so they cannot show how the tail behaves past capacity.")
+                f"draining queue ({clause}){why}, so they cannot show how the tail behaves past capacity.")
     head = f"These runs were past capacity ({clause})"
     if not movers.get("complete"):
         return head + ", but the sidebar lacks the rungs needed to say which fix moved the tail."
