@@ -105,6 +105,17 @@ def test_chapter_rendered_with_figures_and_tables(build, doc):
         assert html.count("<table") >= n_tab, f"{doc}: {n_tab} table(s) produced, fewer rendered"
 
 
+@pytest.mark.parametrize("doc", toc_docnames())
+def test_every_figure_has_a_caption(build, doc):
+    """Each image a chapter draws sits in a figure whose caption says what it shows."""
+    html = (build.html / f"{doc}.html").read_text(encoding="utf-8")
+    figures = re.findall(r"<figure.*?</figure>", html, re.S)
+    captioned = sum(len(re.findall(r'<img[^>]+src="[^"]*_images/', f)) for f in figures
+                    if re.search(r"<figcaption>.*?\w.*?</figcaption>", f, re.S))
+    images = len(re.findall(r'<img[^>]+src="[^"]*_images/', html))
+    assert captioned == images, f"{doc}: {images - captioned} of {images} figure(s) without a caption"
+
+
 def test_stall_chapter_has_its_figure_and_glued_numbers(build):
     html = (build.html / "stall.html").read_text(encoding="utf-8")
     assert re.search(r'<img[^>]+src="_images/[^"]+\.png"', html)
