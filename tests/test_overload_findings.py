@@ -34,7 +34,7 @@ def test_past_capacity_and_only_the_watermark_moved():
     assert s.startswith("These runs were past capacity (median time to first token 8.0 s against the 2 s")
     assert "offered work 1.50 times the measured capacity" in s
     assert "only the last rung moved the tail: median p99.9 1000 ms -> 60.0 ms" in s
-    assert "As in the article" in s and "admission control is the rung that matters" in s
+    assert "As in the article" in s and "the admission watermark is the fix that counts" in s
 
 
 def test_a_draining_queue_is_not_past_capacity():
@@ -43,7 +43,7 @@ def test_a_draining_queue_is_not_past_capacity():
     assert not cap["past"].any()
     s = overload.overload_sentence(cap, overload.tail_movers(runs))
     assert s.startswith("These runs were not clearly past capacity: 2 of 2 baseline run(s)")
-    assert "rung that matters" not in s
+    assert "fix that counts" not in s
 
 
 def test_offered_load_alone_is_not_past_capacity_and_is_unknown_without_capacity():

@@ -118,8 +118,8 @@ def relative_sentence(effects: pd.DataFrame, shift: float = SHARE_SHIFT) -> str:
     relative = shifted[shifted["moved"] == False]  # noqa: E712
     real = shifted[shifted["moved"] == True]  # noqa: E712
     head = (f"Of the {len(shifted)} other-cause share(s) that shifted by {shift:.0%} or more at a fix, "
-            f"{len(relative)} kept their tail time within the seed-to-seed spread: those moved because "
-            f"shares are relative, not because the fix acted on them")
+            f"{len(relative)} kept their tail time within the seed-to-seed spread: their shares moved only "
+            f"because every share is a fraction of the same whole")
     if not len(real):
         return head + "."
     return head + ("; " + ", ".join(f"{r.cause} at {r.fix}" for r in real.itertuples())

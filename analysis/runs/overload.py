@@ -124,8 +124,8 @@ def overload_sentence(cap: pd.DataFrame, movers: dict, max_ttft_s: float = BAND.
     if movers["last_moved"] and not movers["middle_moved"]:
         return (f"{head}, and only the last rung moved the tail: {step}, while no earlier rung brought "
                 f"it below half the baseline's {_ms(movers['baseline'])} (the rungs between: {mids}). As in "
-                f"the article, past capacity the tail is a capacity problem first, and admission control "
-                f"is the rung that matters.")
+                f"the article, past capacity the tail comes down to how many requests are let in, and the "
+                f"admission watermark is the fix that counts.")
     if not movers["last_moved"]:
         return (f"{head}, but the watermark did not halve the tail ({step}). Unlike the article, "
                 f"admission control did not fix the tail past capacity here.")
