@@ -28,7 +28,7 @@ class Profile:
 
 PROFILES = {
     "article": Profile("article", seeds=(1, 2, 3, 4, 5), duration=60.0, overload_seeds=(1, 2, 3),
-                       calibration="checked", minutes_2core="about 105",
+                       calibration="checked", minutes_2core="about 145",
                        control_seeds=(1, 2, 3), control_duration=20.0,
                        sweep_seeds=(1, 2), sweep_duration=20.0),
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
