@@ -101,7 +101,8 @@ def test_counts_and_failed_claims_by_name():
     assert "watermark_ttft" not in s
     assert report.failed_sentence(report.findings(article_like())).startswith("None did not hold")
     idle = report.findings([{**r, "eager_steps": 0, "preemptions": 0} for r in article_like()])
-    assert report.verdict_counts(idle)["n_untestable"] == 2
+    # nothing ran eager and nothing was preempted: graphs48, watermark_preempt and both graph findings
+    assert report.verdict_counts(idle)["n_untestable"] == 4
 
 
 def test_what_the_article_measured_is_quoted_from_its_figures():
@@ -116,3 +117,13 @@ def test_what_the_article_measured_is_quoted_from_its_figures():
     assert MEASURED["compact"] == "gen-0 ~380-400 -> 20-44; no gen-2"
     assert MEASURED["overload_watermark"] == "median p99.9 1,022 -> 56 ms"
     assert (table["article"] == [MEASURED[k] for k in table.index]).all()
+
+
+def test_graph_findings_cannot_be_tested_when_nothing_fell_off_the_captured_path():
+    runs = [fake("baseline", r["seed"], eager_steps=0) if r["rung"] == "baseline" else r for r in article_like()]
+    table = report.findings(runs)
+    for key in ("graph_tail", "graph_body"):
+        assert table.loc[key, "held"] is None
+        assert report.verdict(table, key) == "could not be tested (no baseline decode step ran off the captured path)"
+    held = report.findings(article_like())
+    assert held.loc["graph_tail", "held"] is True and held.loc["graph_body", "held"] is True

@@ -48,6 +48,9 @@ def test_graph_sentence_both_ways():
     assert "reach into the tail" in headline.graph_sentence(found(False, True))
     assert "unlike the article (0.1-0.7% of tail time)" in headline.graph_sentence(found(False, True))
     assert "cannot be tested" in headline.graph_sentence(found(None, True))
+    idle = found(None, None).assign(reason=["no baseline decode step ran off the captured path", ""])
+    assert headline.graph_sentence(idle).endswith("cannot be tested here: no baseline decode step ran off "
+                                                  "the captured path.")
 
 
 def test_rate_clause_says_calibrated_only_when_calibration_chose_it():

@@ -66,15 +66,23 @@ def _prefill_count(f):
     return (f"prefill led by count in {k} of {len(b)} runs", bool(len(b) and k == len(b)), float(k))
 
 
+def _no_fallback(f) -> bool:
+    """No baseline step ran off the captured path: the graph findings have nothing to judge."""
+    return not (_rung(f, FIRST)["eager_steps"] > 0).any()
+
+
 def _graph_tail(f):
     v = _rung(f, FIRST)["tail_share_graph"]
+    if _no_fallback(f):
+        return _span(v), None, float(v.median())
     return _span(v), bool(len(v) and v.max() < 0.01), float(v.median())
 
 
 def _graph_body(f):
     b = _rung(f, FIRST)
     tail, body = b["tail_share_graph"].median(), b["all_share_graph"].median()
-    return (f"{_pct(body)} of all gap time vs {_pct(tail)} of tail time", bool(body >= tail), float(body))
+    here = f"{_pct(body)} of all gap time vs {_pct(tail)} of tail time"
+    return here, None if _no_fallback(f) else bool(body >= tail), float(body)
 
 
 def _end_to_end(metric, factor):
@@ -170,10 +178,10 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             _prefill_count),
     Finding("graph_tail", "graph misses hold next to none of the tail time",
             "graph < 1% of tail time in every baseline run",
-            _graph_tail),
+            _graph_tail, idle="no baseline decode step ran off the captured path"),
     Finding("graph_body", "graph misses are a body effect, not a tail one",
             "median graph share of all time >= of tail time",
-            _graph_body),
+            _graph_body, idle="no baseline decode step ran off the captured path"),
     Finding("p99_end", "the ladder lowers p99",
             "last rung's median p99 below the baseline's",
             _end_to_end("itl_p99", 1.0), needs=(FIRST, LAST)),

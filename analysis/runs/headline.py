@@ -72,8 +72,11 @@ def graph_sentence(found: pd.DataFrame) -> str:
     tail, body = found.loc["graph_tail", "held"], found.loc["graph_body", "held"]
     t, b = found.loc["graph_tail", "this build"], found.loc["graph_body", "this build"]
     if tail is None or body is None or tail != tail or body != body:
-        return (f"Graph misses took {t} of tail time and {b}; with too few fallback steps in these "
-                f"runs the article's reading (a p90-p99 effect, not a tail one) cannot be tested.")
+        reasons = found["reason"] if "reason" in found.columns else {}
+        why = next((r for k in ("graph_tail", "graph_body") if isinstance(r := reasons.get(k, ""), str) and r),
+                   "too few fallback steps in these runs")
+        return (f"Graph misses took {t} of tail time and {b}; the article's reading (a p90-p99 effect, "
+                f"not a tail one) cannot be tested here: {why}.")
     if tail and body:
         return (f"Graph misses took {t} of tail time and {b}: as in the article, a frequent, small "
                 f"cost of the body of the distribution more than of its tail.")
