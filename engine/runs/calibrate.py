@@ -8,8 +8,9 @@ is searched until the baseline rung's signature lands in the article's band
 1. measure capacity: decode tokens per second with a saturated queue (baseline rung);
 2. start from TARGET_UTILIZATION x capacity / mean output tokens per request;
 3. ("checked" method) bracket and bisect the rate on the signature of baseline runs as
-   long as the article's, on held-out seeds (every check recorded), until the median lands in the band, or report that
-   the band was not reached and keep the draining check closest to it.
+   long as the article's, on held-out seeds (every check recorded), until the median
+   lands in the band, or report that the band was not reached and keep the draining
+   check closest to it.
 
 The result, with everything measured and every check, is cached per machine and
 engine code version, and each run stores the rate's provenance.
