@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..engine_link import ensure_runs, sweep_specs
 from ..runs.findings import findings
+from ..runs.scope import OVERLOAD_LEFT_OUT
 from ..runs.summaries import run_summaries
 from ..runs.sweep import sweep_frame
 from .chapters import overload_joins, overload_specs
@@ -17,9 +18,7 @@ def overload_note(joined: bool, seeds=None) -> str:
         return ("The overload sidebar's runs are included: its findings close the report's table, on "
                 "the sidebar's own seeds.")
     return (f"This chapter was run with seeds {list(seeds)}; the overload sidebar's runs are left out, "
-            f"because they are made for the profile's own seeds and a chapter re-run with other seeds "
-            f"speaks for those seeds alone. Run the overload chapter with the same seeds to check its "
-            f"findings.")
+            f"because {OVERLOAD_LEFT_OUT}. Run the overload chapter with the same seeds to check its findings.")
 
 
 def book_findings(chapter, seeds=None, duration=None, rate=None):

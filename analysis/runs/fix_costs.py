@@ -3,9 +3,8 @@ work back (a smaller token budget, the admission watermark) make the first token
 Checked here seed by seed on TTFT p50, against the rung above each fix."""
 from __future__ import annotations
 
-import numpy as np
-
 from .causes import CAUSE_FIX
+from .paired import paired_change
 from .select import rung_above, runs_of
 from .text import ms
 
@@ -22,12 +21,11 @@ def ttft_change(summaries, order, cause: str) -> dict | None:
     above = rung_above(order, rung)
     b = {s["seed"]: s["ttft_p50"] for s in runs_of(summaries, above)}
     a = {s["seed"]: s["ttft_p50"] for s in runs_of(summaries, rung)}
-    seeds = sorted(set(a) & set(b))
-    if not seeds:
+    ch = paired_change(b, a, "ttft_p50")        # the ladder's pairing by seed
+    if not ch["n"]:
         return None
-    return {"fix": CAUSE_FIX[cause][1], "before": float(np.median([b[s] for s in seeds])),
-            "after": float(np.median([a[s] for s in seeds])), "rose": sum(a[s] > b[s] for s in seeds),
-            "n": len(seeds)}
+    return {"fix": CAUSE_FIX[cause][1], "before": ch["median_before"], "after": ch["median_after"],
+            "rose": sum(r > 1 for r in ch["seed_ratios"].values()), "n": ch["n"]}
 
 
 def ttft_cost_sentence(summaries, order) -> str:

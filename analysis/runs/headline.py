@@ -84,8 +84,12 @@ def graph_sentence(found: pd.DataFrame) -> str:
             f"({A.MEASURED['graph_tail']}), here they {'reach into the tail' if not tail else 'are not a body effect either'}.")
 
 
+def rate_source(source: str) -> str:
+    """Where a run's rate came from, in words: 'calibrated' only when calibration chose it
+    (a chapter's `rate` parameter gives 'the rate given to this chapter')."""
+    return "this machine's calibrated rate" if source == "calibration" else "the rate given to this chapter"
+
+
 def rate_clause(rate: float, source: str) -> str:
-    """'5.21 req/s (this machine's calibrated rate)', or '(the rate given to this chapter)'
-    when the chapter's `rate` parameter set it: 'calibrated' only when calibration chose it."""
-    what = "this machine's calibrated rate" if source == "calibration" else "the rate given to this chapter"
-    return f"{rate:.2f} req/s ({what})"
+    """'5.21 req/s (this machine's calibrated rate)', or '(the rate given to this chapter)'."""
+    return f"{rate:.2f} req/s ({rate_source(source)})"

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..engine_link import BAND
+from ..engine_link import BAND, RUNGS
 from . import article as A
-from ..engine_link import RUNGS
+from .headline import rate_source
 from .rungs import FIRST, LAST
 from .select import rung_above, rung_rows
 from .tables import summaries_frame
@@ -137,8 +137,7 @@ def overload_sentence(cap: pd.DataFrame, movers: dict, max_ttft_s: float = BAND.
 
 def rate_sentence(rate: float, base_rate: float, factor: float, source: str) -> str:
     """The sidebar's arrival rate and where it came from (a given rate is not 'calibrated')."""
-    what = ("this machine's calibrated rate" if source == "calibration"
-            else "the rate given to this chapter")
-    return (f"These runs arrive at {rate:.2f} req/s: {factor:.2f} times {what} of {base_rate:.2f} req/s, "
+    return (f"These runs arrive at {rate:.2f} req/s: {factor:.2f} times {rate_source(source)} of "
+            f"{base_rate:.2f} req/s, "
             f"the article's ratio of its overloaded rate to its calibrated one "
             f"({A.OVERLOAD_RATE:g} / {A.RATE:g} req/s).")
