@@ -71,6 +71,23 @@ def test_raw_log_check_catches_truncation_bit_flips_and_missing_arrays(smoke_log
     assert raw_log_problem(tmp_path / "absent.npz") == "missing"
 
 
+def test_raw_log_overwritten_anywhere_is_reported_not_raised(smoke_log, tmp_path):
+    """Zeros written over a deflated member used to escape as zlib.error (a CI run hit
+    one); wherever the damage falls, the check names a problem and raises nothing."""
+    from engine.runs.cache import raw_log_problem
+    data = smoke_log.read_bytes()
+    for fill in (b"\0", b"\xff"):
+        for k in range(1, 200):
+            hit = bytearray(data)
+            at = len(data) * k // 200
+            hit[at:at + 64] = fill * 64
+            if hit == data:
+                continue
+            path = tmp_path / f"hit{k}.npz"
+            path.write_bytes(bytes(hit))
+            assert raw_log_problem(path) is not None, f"damage at byte {at} of {len(data)} passed"
+
+
 def test_truncated_raw_log_is_reported_and_measured_again(smoke_log, tmp_path):
     (tmp_path / "runs").mkdir()
     damaged = tmp_path / "runs" / smoke_log.name

@@ -28,6 +28,7 @@ import sys
 import time
 import warnings
 import zipfile
+import zlib
 from pathlib import Path
 
 from ..serve.config import Config, slug
@@ -136,7 +137,8 @@ def raw_log_problem(path: Path) -> str | None:
                 return f"arrays missing: {', '.join(lost)}"
             if (bad := z.testzip()) is not None:
                 return f"member {bad} fails its CRC check"
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+    # zlib.error: a deflated member overwritten in place fails to decompress before its CRC is read
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as e:
         return f"not a readable .npz ({e})"
     _verified[key] = True
     with contextlib.suppress(OSError):          # best effort: read-only folders, filesystems without xattrs
