@@ -1,9 +1,10 @@
 """Summaries of many runs, for the book: cached per raw log and analysis code version.
 
 A chapter summarizes dozens of 60 s runs; doing that from scratch on every build would
-dominate a warm rebuild. Each summary is stored as JSON beside the run cache, keyed by
-the raw log's file name (itself a content hash of the run) and a hash of this package's
-code, so a change to the analysis never serves an old number. Writes are atomic.
+dominate a warm rebuild. Each summary (and any other per-run result a chapter reads on
+every build, per_run_cached) is stored as JSON beside the run cache, keyed by the raw
+log's file name (itself a content hash of the run) and a hash of this package's code,
+so a change to the analysis never serves an old number. Writes are atomic.
 """
 from __future__ import annotations
 
@@ -41,15 +42,26 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def summary_cached(path, scheme: str = "article") -> dict:
-    """summarize(path), computed once per (raw log, scheme, analysis code)."""
+def per_run_cached(path, kind: str, compute, default=None):
+    """``compute()`` (JSON-able) once per (raw log, kind, analysis code), stored beside
+    the run cache; a miss returns the same JSON round trip as a hit.  ``default``: how
+    json writes what it cannot (NumPy scalars as the Python numbers they hold)."""
     path = Path(path)
-    folder = cache_dir() / "summaries"
-    out = folder / f"{path.stem}__{scheme}__{analysis_code_version()}.json"
+    out = cache_dir() / "summaries" / f"{path.stem}__{kind}__{analysis_code_version()}.json"
     if out.exists():
         return json.loads(out.read_text())
-    write_atomically(out, json.dumps(summarize(path, scheme=scheme), default=float))
-    return json.loads(out.read_text())      # the same JSON round trip as a cache hit
+    write_atomically(out, json.dumps(compute(), default=default or _plain))
+    return json.loads(out.read_text())
+
+
+def _plain(value):
+    """NumPy scalars as the Python numbers they hold (an int stays an int)."""
+    return value.item() if hasattr(value, "item") else float(value)
+
+
+def summary_cached(path, scheme: str = "article") -> dict:
+    """summarize(path), computed once per (raw log, scheme, analysis code)."""
+    return per_run_cached(path, scheme, lambda: summarize(path, scheme=scheme), default=float)
 
 
 def run_summaries(specs, scheme: str = "article") -> list[dict]:
@@ -74,12 +86,15 @@ def prefix_percentiles(specs, windows, metrics=(("itl_p999", 99.9), ("itl_max", 
     One row per (run, window) with rung, seed and duration=w, the shape that
     stats.seed_subsample_intervals(..., by="duration") takes, so the book can show how
     run length, not only the number of seeds, narrows an interval."""
-    rows = []
-    for s in specs:
-        gaps = partition_frame(s.path)
+    def one_run(path) -> list[dict]:
+        gaps = partition_frame(path)
+        out = []
         for w in windows:
             ms = gaps.loc[gaps["t1"] <= w, "gap_ms"].to_numpy()
             if len(ms):
-                rows.append({"rung": s.rung, "seed": s.seed, "duration": float(w),
-                             **{name: float(np.percentile(ms, q)) for name, q in metrics}})
-    return rows
+                out.append({"duration": float(w), **{name: float(np.percentile(ms, q)) for name, q in metrics}})
+        return out
+
+    kind = "prefix-" + "-".join(f"{w:g}" for w in windows) + "-" + "-".join(f"{n}@{q:g}" for n, q in metrics)
+    return [{"rung": s.rung, "seed": s.seed, **row}
+            for s in specs for row in per_run_cached(s.path, kind, lambda: one_run(s.path))]
