@@ -112,9 +112,13 @@ def test_per_run_results_are_computed_once_and_read_back_alike(tmp_path, monkeyp
         return {"n": np.int64(3), "x": np.float64(0.1), "missing": float("nan")}
 
     log = tmp_path / "some-run__abc.npz"
+    log.write_bytes(b"one run")
     first = summaries.per_run_cached(log, "thing", compute)
     again = summaries.per_run_cached(log, "thing", compute)
     assert calls == [1] and first["n"] == again["n"] == 3 and isinstance(first["n"], int)
     assert first["x"] == 0.1 and np.isnan(again["missing"])
     summaries.per_run_cached(log, "other thing", compute)
     assert calls == [1, 1]                          # another kind, another entry
+    log.write_bytes(b"the run made again")          # same name, another log
+    summaries.per_run_cached(log, "thing", compute)
+    assert calls == [1, 1, 1]

@@ -3,8 +3,9 @@
 A chapter summarizes dozens of 60 s runs; doing that from scratch on every build would
 dominate a warm rebuild. Each summary (and any other per-run result a chapter reads on
 every build, per_run_cached) is stored as JSON beside the run cache, keyed by the raw
-log's file name (itself a content hash of the run) and a hash of this package's code,
-so a change to the analysis never serves an old number. Writes are atomic.
+log's file name (a hash of what the run was asked to do), its size and time of writing
+(which tell apart two runs made under one name) and a hash of this package's code, so a
+change to the analysis never serves an old number. Writes are atomic.
 """
 from __future__ import annotations
 
@@ -47,11 +48,18 @@ def per_run_cached(path, kind: str, compute, default=None):
     the run cache; a miss returns the same JSON round trip as a hit.  ``default``: how
     json writes what it cannot (NumPy scalars as the Python numbers they hold)."""
     path = Path(path)
-    out = cache_dir() / "summaries" / f"{path.stem}__{kind}__{analysis_code_version()}.json"
+    out = cache_dir() / "summaries" / f"{path.stem}__{kind}__{analysis_code_version()}__{_identity(path)}.json"
     if out.exists():
         return json.loads(out.read_text())
     write_atomically(out, json.dumps(compute(), default=default or _plain))
     return json.loads(out.read_text())
+
+
+def _identity(path: Path) -> str:
+    """The raw log's size and modification time: a log made again under the same name (a
+    cleared run cache, another cache folder) is another log, whose results are not these."""
+    st = path.stat()
+    return f"{st.st_size:x}-{st.st_mtime_ns:x}"
 
 
 def _plain(value):
