@@ -99,3 +99,26 @@ def test_summaries_cache_key_covers_subpackages(tmp_path, monkeypatch):
         assert summaries.analysis_code_version() != before
     finally:
         summaries.analysis_code_version.cache_clear()
+
+
+def test_per_run_results_are_computed_once_and_read_back_alike(tmp_path, monkeypatch):
+    import numpy as np
+    from analysis.runs import summaries
+    monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"n": np.int64(3), "x": np.float64(0.1), "missing": float("nan")}
+
+    log = tmp_path / "some-run__abc.npz"
+    log.write_bytes(b"one run")
+    first = summaries.per_run_cached(log, "thing", compute)
+    again = summaries.per_run_cached(log, "thing", compute)
+    assert calls == [1] and first["n"] == again["n"] == 3 and isinstance(first["n"], int)
+    assert first["x"] == 0.1 and np.isnan(again["missing"])
+    summaries.per_run_cached(log, "other thing", compute)
+    assert calls == [1, 1]                          # another kind, another entry
+    log.write_bytes(b"the run made again")          # same name, another log
+    summaries.per_run_cached(log, "thing", compute)
+    assert calls == [1, 1, 1]

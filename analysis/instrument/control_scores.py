@@ -18,6 +18,7 @@ from ..core.runlog import RunLog
 from ..core.threadclocks import step_clock_ms
 from ..core.gaps import as_log, partition_run
 from ..engine_link import CONTROLS, INJECTION_KINDS as ENGINE_INJECTION_KINDS
+from ..runs.summaries import per_run_cached
 
 # the label each injected kind must land in; the log stores the kind as its position
 # in the engine's INJECTION_KINDS
@@ -99,8 +100,8 @@ def negative_table(specs) -> pd.DataFrame:
         if control.expected != "none":
             continue
         rows.append({"cause": control.cause, "control": control.what, "seed": spec.seed,
-                     "article": charged_share(spec.path, control.cause, "article"),
-                     "refined": charged_share(spec.path, control.cause, "refined")})
+                     **{scheme: _charged_share_cached(spec.path, control.cause, scheme)
+                        for scheme in ("article", "refined")}})
     df = pd.DataFrame(rows)
     out = df.groupby(["cause", "control"], sort=False)[["article", "refined"]].max()
     out["runs"] = df.groupby(["cause", "control"], sort=False).size()
@@ -109,14 +110,25 @@ def negative_table(specs) -> pd.DataFrame:
     return out.reset_index()
 
 
+# a rebuild reads these from the run cache's side files instead of partitioning every
+# control run again under both schemes (per_run_cached: keyed by log and analysis code)
+def _charged_share_cached(path, cause: str, scheme: str) -> float:
+    return per_run_cached(path, f"charged-{cause}-{scheme}", lambda: charged_share(path, cause, scheme))
+
+
+def _positive_table_cached(path, scheme: str) -> pd.DataFrame:
+    return pd.DataFrame(per_run_cached(path, f"positive-{scheme}",
+                                       lambda: positive_table(path, scheme).to_dict("records")))
+
+
 def positive_rows(specs) -> pd.DataFrame:
     """Every injection of every positive-control run, scored under both schemes."""
     frames = []
     for control, spec in _by_control(specs):
         if control.expected != "injected":
             continue
-        ref = positive_table(spec.path, "refined").assign(seed=spec.seed, control=control.what)
-        art = positive_table(spec.path, "article")
+        ref = _positive_table_cached(spec.path, "refined").assign(seed=spec.seed, control=control.what)
+        art = _positive_table_cached(spec.path, "article")
         ref["article_recovered"] = art["recovered"].to_numpy()
         frames.append(ref)
     return pd.concat(frames, ignore_index=True)

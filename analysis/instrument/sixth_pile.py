@@ -20,6 +20,7 @@ from ..core.runlog import RunLog
 from ..core.schemes import ARTICLE, CLEAN, SEGMENT_KINDS, get_scheme
 from ..core.threadclocks import segment_clock_s
 from ..core.timeline import MS, EngineTimeline
+from ..runs.summaries import per_run_cached
 
 SLOW_FACTOR = 5.0
 DECODE = SEGMENT_KINDS.index("decode")
@@ -48,8 +49,10 @@ def decode_steps(log_or_path) -> pd.DataFrame:
 
 
 def decode_steps_of(paths) -> pd.DataFrame:
-    """decode_steps of several runs in one frame, with a ``run`` column (position in paths)."""
-    return pd.concat([decode_steps(p).assign(run=i) for i, p in enumerate(paths)], ignore_index=True)
+    """decode_steps of several runs in one frame, with a ``run`` column (position in paths);
+    each run's read from the run cache's side files after the first build."""
+    return pd.concat([pd.DataFrame(per_run_cached(p, "decode-steps", lambda: decode_steps(p).to_dict("list")))
+                      .assign(run=i) for i, p in enumerate(paths)], ignore_index=True)
 
 
 def slow_steps(steps, factor: float = SLOW_FACTOR) -> pd.DataFrame:
@@ -103,15 +106,24 @@ def clean_tail(paths) -> tuple[pd.Series, pd.Series]:
     counts = pd.Series(dtype=float)
     sums, total = pd.Series(0.0, index=labels), 0.0
     for p in paths:
-        log = as_log(p)
-        art, ref = partition_run(log, "article"), partition_run(log, "refined")
-        gap = art["gap_ms"].to_numpy()
-        clean = (gap >= np.percentile(gap, 99)) & (art["cause"].astype(str) == CLEAN).to_numpy()
-        counts = counts.add(ref.loc[clean, "cause"].astype(str).value_counts(), fill_value=0)
-        sums += ref.loc[clean, labels].sum()
-        total += float(gap[clean].sum())
+        part = per_run_cached(p, "clean-tail", lambda: _clean_tail_of(p, labels))
+        by_cause = pd.Series(part["counts"], dtype="int64", name="count").rename_axis("cause")
+        counts = counts.add(by_cause, fill_value=0)
+        sums += pd.Series(part["sums"], index=labels)
+        total += part["total"]
     shares = sums / total if total else sums * np.nan
     return counts.sort_values(ascending=False).astype(int), shares
+
+
+def _clean_tail_of(path, labels) -> dict:
+    """One run's part of clean_tail: refined causes of its clean tail gaps, by count,
+    their summed ms by refined label, and their summed gap ms."""
+    log = as_log(path)
+    art, ref = partition_run(log, "article"), partition_run(log, "refined")
+    gap = art["gap_ms"].to_numpy()
+    clean = (gap >= np.percentile(gap, 99)) & (art["cause"].astype(str) == CLEAN).to_numpy()
+    return {"counts": ref.loc[clean, "cause"].astype(str).value_counts().to_dict(),
+            "sums": ref.loc[clean, labels].sum().tolist(), "total": float(gap[clean].sum())}
 
 
 def machine_steal(paths) -> dict:

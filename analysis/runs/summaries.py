@@ -1,9 +1,11 @@
 """Summaries of many runs, for the book: cached per raw log and analysis code version.
 
 A chapter summarizes dozens of 60 s runs; doing that from scratch on every build would
-dominate a warm rebuild. Each summary is stored as JSON beside the run cache, keyed by
-the raw log's file name (itself a content hash of the run) and a hash of this package's
-code, so a change to the analysis never serves an old number. Writes are atomic.
+dominate a warm rebuild. Each summary (and any other per-run result a chapter reads on
+every build, per_run_cached) is stored as JSON beside the run cache, keyed by the raw
+log's file name (a hash of what the run was asked to do), its size and time of writing
+(which tell apart two runs made under one name) and a hash of this package's code, so a
+change to the analysis never serves an old number. Writes are atomic.
 """
 from __future__ import annotations
 
@@ -36,13 +38,14 @@ def analysis_code_version() -> str:
 SUMMARY_KEYS = ("reconcile_max_err_ms",)     # present in every summary, whatever the scheme
 
 
-def read_summary(out: Path) -> dict | None:
-    """A cached summary if it reads back whole; a damaged one (truncated, not JSON, not a
-    summary) is reported with a warning naming the file, removed, and None returned so
-    it is recomputed."""
+def read_cached(out: Path, required=()):
+    """A cached per-run result if it reads back whole; a damaged one (truncated, not JSON,
+    missing a required key) is reported with a warning naming the file, removed, and None
+    returned so it is recomputed."""
     try:
         data = json.loads(out.read_text())
-        problem = None if isinstance(data, dict) and all(k in data for k in SUMMARY_KEYS) else "not a run summary"
+        problem = (None if not required or (isinstance(data, dict) and all(k in data for k in required))
+                   else "not a run summary")
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
@@ -55,15 +58,18 @@ def read_summary(out: Path) -> dict | None:
     return None
 
 
-def summary_cached(path, scheme: str = "article") -> dict:
-    """summarize(path), computed once per (raw log, scheme, analysis code). Storing it is
-    best effort: on a read-only or full cache folder it is computed, not kept (warned once)."""
+def per_run_cached(path, kind: str, compute, default=None, required=()):
+    """``compute()`` (JSON-able) once per (raw log, kind, analysis code), stored beside the
+    run cache; a miss returns the same JSON round trip as a hit. A stored entry that does
+    not read back (or lacks a ``required`` key) is reported and recomputed. Storing is best
+    effort: on a read-only or full cache folder the result is computed, not kept (warned
+    once). ``default``: how json writes what it cannot (NumPy scalars as their numbers)."""
     path = Path(path)
     folder = cache_dir() / "summaries"
-    out = folder / f"{path.stem}__{scheme}__{analysis_code_version()}.json"
-    if (cached := read_summary(out)) is not None:
+    out = folder / f"{path.stem}__{kind}__{analysis_code_version()}__{_identity(path)}.json"
+    if (cached := read_cached(out, required)) is not None:
         return cached
-    text = json.dumps(summarize(path, scheme=scheme), default=float)
+    text = json.dumps(compute(), default=default or _plain)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic_text(out, text)
@@ -72,10 +78,28 @@ def summary_cached(path, scheme: str = "article") -> dict:
             _unkept.add(folder)
             warnings.warn(f"run summaries are computed but not kept: {e.strerror or e} in {folder}",
                           CacheWarning, stacklevel=2)
-    return json.loads(text)                  # the same JSON round trip as a cache hit
+    return json.loads(text)
 
 
 _unkept: set = set()
+
+
+def _identity(path: Path) -> str:
+    """The raw log's size and modification time: a log made again under the same name (a
+    cleared run cache, another cache folder) is another log, whose results are not these."""
+    st = path.stat()
+    return f"{st.st_size:x}-{st.st_mtime_ns:x}"
+
+
+def _plain(value):
+    """NumPy scalars as the Python numbers they hold (an int stays an int)."""
+    return value.item() if hasattr(value, "item") else float(value)
+
+
+def summary_cached(path, scheme: str = "article") -> dict:
+    """summarize(path), computed once per (raw log, scheme, analysis code)."""
+    return per_run_cached(path, scheme, lambda: summarize(path, scheme=scheme), default=float,
+                          required=SUMMARY_KEYS)
 
 
 def run_summaries(specs, scheme: str = "article") -> list[dict]:
@@ -100,12 +124,15 @@ def prefix_percentiles(specs, windows, metrics=(("itl_p999", 99.9), ("itl_max", 
     One row per (run, window) with rung, seed and duration=w, the shape that
     stats.seed_subsample_intervals(..., by="duration") takes, so the book can show how
     run length, not only the number of seeds, narrows an interval."""
-    rows = []
-    for s in specs:
-        gaps = partition_frame(s.path)
+    def one_run(path) -> list[dict]:
+        gaps = partition_frame(path)
+        out = []
         for w in windows:
             ms = gaps.loc[gaps["t1"] <= w, "gap_ms"].to_numpy()
             if len(ms):
-                rows.append({"rung": s.rung, "seed": s.seed, "duration": float(w),
-                             **{name: float(np.percentile(ms, q)) for name, q in metrics}})
-    return rows
+                out.append({"duration": float(w), **{name: float(np.percentile(ms, q)) for name, q in metrics}})
+        return out
+
+    kind = "prefix-" + "-".join(f"{w:g}" for w in windows) + "-" + "-".join(f"{n}@{q:g}" for n, q in metrics)
+    return [{"rung": s.rung, "seed": s.seed, **row}
+            for s in specs for row in per_run_cached(s.path, kind, lambda: one_run(s.path))]
