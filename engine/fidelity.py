@@ -24,7 +24,9 @@ same policy.
 from __future__ import annotations
 
 import gc
+import hashlib
 import importlib.util
+import resource
 import statistics
 import sys
 import tempfile
@@ -198,12 +200,18 @@ def _ms(fn) -> float:
     return (time.perf_counter() - t) * 1e3
 
 
-def _ms_each(fns) -> float:
-    """Mean ms of calls too short to time one by one (each prepared beforehand)."""
-    t = time.perf_counter()
+def _minor_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _ms_each(fns) -> tuple[float, float]:
+    """Mean ms and mean minor page faults of calls too short to time one by one (each
+    prepared beforehand). A KV copy's cost is mostly how many fresh pages it touches,
+    so the faults are the reason when two sides' copies differ."""
+    f0, t = _minor_faults(), time.perf_counter()
     for fn in fns:
         fn()
-    return (time.perf_counter() - t) * 1e3 / len(fns)
+    return (time.perf_counter() - t) * 1e3 / len(fns), (_minor_faults() - f0) / len(fns)
 
 
 def _full_collection(side) -> float:
@@ -250,6 +258,7 @@ def compare(repeats: int = 15, seed_text: Path = SEED_TEXT, progress: bool = Tru
         for side in sides:
             ops[side][name]()
     times = {(n, s): [] for n in names for s in sides}
+    faults = {(n, s): [] for n in names for s in sides}
     order = list(sides)
     for r in range(repeats):
         if progress:
@@ -257,12 +266,18 @@ def compare(repeats: int = 15, seed_text: Path = SEED_TEXT, progress: bool = Tru
         for name in names:
             turn = order[r % len(order):] + order[:r % len(order)]
             for side in turn:
-                times[(name, side)].append(ops[side][name]())
+                got = ops[side][name]()
+                ms, flt = got if isinstance(got, tuple) else (got, None)
+                times[(name, side)].append(ms)
+                if flt is not None:
+                    faults[(name, side)].append(flt)
     rows = []
     for name in names:
         row = {"measurement": name}
         for side in sides:
             row[f"{side}_ms"] = statistics.median(times[(name, side)])
+            if faults[(name, side)]:
+                row[f"{side}_faults"] = statistics.median(faults[(name, side)])
         if "theirs" in sides:
             row["article_ratio"] = row["article_ms"] / row["theirs_ms"]
             row["fast_ratio"] = row["fast_ms"] / row["theirs_ms"]
@@ -279,7 +294,9 @@ def cached_compare(repeats: int = 15) -> dict:
     from .runs import cache
     from .runs.child import engine_child_json
     seen = "seed" if Path(SEED_TEXT).exists() else "noseed"
-    path = cache.cache_dir() / "fidelity" / f"{cache.machine_key()}-{cache.code_version()}-r{repeats}-{seen}.json"
+    bench = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8]   # what is timed, and how
+    path = (cache.cache_dir() / "fidelity"
+            / f"{cache.machine_key()}-{cache.code_version()}-{bench}-r{repeats}-{seen}.json")
     if path.exists():
         return json.loads(path.read_text())
     res = engine_child_json("fidelity", "--json", "--repeats", str(repeats), what="fidelity benchmark",
@@ -301,6 +318,14 @@ def format_table(result: dict) -> str:
         lines.append(line)
     lines.append(f"medians of {result['repeats']} alternating rounds; ratio = ours / the article's"
                  if have else "the article text was not found: our side alone")
+    counted = [r for r in result["rows"] if "article_faults" in r]
+    if counted:
+        lines.append("")
+        lines.append(f"{'minor page faults per call':<42} {'ours, article':>13} {'ours, fast':>11}"
+                     + (f" {'article':>9}" if have else ""))
+        for r in counted:
+            lines.append(f"{r['measurement']:<42} {r['article_faults']:>13.0f} {r['fast_faults']:>11.0f}"
+                         + (f" {r['theirs_faults']:>9.0f}" if have else ""))
     return "\n".join(lines)
 
 

@@ -184,3 +184,42 @@ def test_forward_vs_article_splits_machine_and_engine():
     assert "mostly our engine." in engine and "0.24 of our article forward's time" in engine
     blind = fidelity.forward_vs_article_sentence(25.0, 12.8, result(13.0, 25.0, engine=False))
     assert "cannot be told apart" in blind
+
+
+def test_fidelity_sentence_gives_the_page_faults_behind_a_copy_ratio():
+    def row(name, ratio, **faults):
+        return {"measurement": name, "article_ms": ratio, "fast_ms": 1.0, "theirs_ms": 1.0,
+                "article_ratio": ratio, "fast_ratio": 1.0, **faults}
+    result = {"article_engine": True, "repeats": 3, "rows": [
+        row("readmission copy-in, 2048 tokens", 0.28, article_faults=3.0, fast_faults=3.0, theirs_faults=1540.0),
+        row("prefill chunk, 256 tokens", 0.5),
+        row("decode captured, batch 1", 1.0)]}
+    s = fidelity.fidelity_sentence(result)
+    assert s.startswith("2 of 3 article-forward ratios fall outside")
+    assert "readmission copy-in, 2048 tokens (0.28, with 3 minor page faults per call here against 1,540" in s
+    assert "prefill chunk, 256 tokens (0.50)" in s                  # no faults counted: no note
+    frame = fidelity.fidelity_frame(result)
+    assert frame.loc["readmission copy-in, 2048 tokens", "page faults per call, the article's engine"] == 1540
+    assert frame["page faults per call, the article's engine"].isna().sum() == 2
+
+
+def test_fidelity_counts_the_page_faults_a_copy_touches():
+    import mmap
+    import numpy as np
+    from engine.fidelity import _ms_each, format_table
+    kept = []
+
+    def touch_fresh_pages():           # an anonymous map, not malloc: its pages are surely new
+        m = mmap.mmap(-1, 4 << 20)
+        if hasattr(mmap, "MADV_NOHUGEPAGE"):
+            m.madvise(mmap.MADV_NOHUGEPAGE)   # 4 KiB pages even where huge pages are always on
+        np.frombuffer(m, np.uint8)[::4096] = 1
+        kept.append(m)
+    ms, faults = _ms_each([touch_fresh_pages] * 2)
+    assert ms > 0 and faults >= (4 << 20) // mmap.PAGESIZE * 0.9
+    _, none = _ms_each([lambda: None] * 4)
+    assert none < 50
+    table = format_table({"article_engine": False, "repeats": 1, "rows": [
+        {"measurement": "readmission copy-in, 600 tokens", "article_ms": 1.0, "fast_ms": 1.0,
+         "article_faults": 12.0, "fast_faults": 7.0}]})
+    assert "minor page faults per call" in table and table.rstrip().endswith("12           7")
