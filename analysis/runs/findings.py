@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..core.schemes import CAUSES
 from . import article as A
+from .criteria import CLEAN_FORWARD_MIN, COLLAPSE, FALLS, MAJORITY, P50_FLAT, TAIL_FORWARD_MAX, pct
 from .overload import overload_findings
 from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
 from .select import rung_rows as _rung
@@ -44,17 +45,17 @@ def _largest_gen2(frame, rung) -> list[float]:
 
 def _fwd_clean(f):
     v = _rung(f, FIRST)["fwd_share_clean_median"]
-    return _span(v), bool(len(v) and v.min() >= 0.90), float(v.median())
+    return _span(v), bool(len(v) and v.min() >= CLEAN_FORWARD_MIN), float(v.median())
 
 
 def _fwd_tail(f):
     v = _rung(f, FIRST)["fwd_share_tail_median"]
-    return _span(v), bool(len(v) and v.max() <= 0.50), float(v.median())
+    return _span(v), bool(len(v) and v.max() <= TAIL_FORWARD_MAX), float(v.median())
 
 
 def _preempt_majority(f):
     v = _rung(f, FIRST)["tail_share_preempt"]
-    k = int((v > 0.5).sum())
+    k = int((v > MAJORITY).sum())
     return (f"{k} of {len(v)} runs ({_span(v)})", k > len(v) / 2, float(k))
 
 
@@ -94,7 +95,7 @@ def _end_to_end(metric, factor):
 
 def _p50_flat(f):
     a, b = _median(f, FIRST, "itl_p50"), _median(f, LAST, "itl_p50")
-    return f"{_ms(a)} -> {_ms(b)}", bool(0.8 <= b / a <= 1.25), b / a
+    return f"{_ms(a)} -> {_ms(b)}", bool(P50_FLAT[0] <= b / a <= P50_FLAT[1]), b / a
 
 
 def _gc_freeze(f):
@@ -103,7 +104,7 @@ def _gc_freeze(f):
     here = f"largest serving gen-2 pause {_span(a, _ms)} -> {_span(b, _ms)}"
     if not ma > 0:
         return here, None, float("nan")        # no full collection to shorten
-    return here, bool(mb < 0.5 * ma), mb / ma
+    return here, bool(mb < COLLAPSE * ma), mb / ma
 
 
 def _compact(f):
@@ -111,7 +112,7 @@ def _compact(f):
     gen2_runs = int(sum(len(p) > 0 for p in b["gen2_serving_ms"]))
     here = (f"gen-0 collections {_span(a, lambda x: f'{x:.0f}')} -> "
             f"{_span(b['gc_counts_0'], lambda x: f'{x:.0f}')}; runs with a serving gen-2 pause: {gen2_runs}")
-    held = bool(len(b) and b["gc_counts_0"].median() * 5 < a.median() and gen2_runs == 0)
+    held = bool(len(b) and b["gc_counts_0"].median() * FALLS < a.median() and gen2_runs == 0)
     return here, held, float(b["gc_counts_0"].median())
 
 
@@ -142,7 +143,7 @@ def _watermark_preempt(f):
     here = f"preemptions per run {_span(a, num)} -> {_span(b, num)}"
     if not a.median() > 0:
         return here, None, float("nan")        # nothing to prevent
-    return here, bool(len(b) and b.median() * 5 <= a.median()), float(b.median())
+    return here, bool(len(b) and b.median() * FALLS <= a.median()), float(b.median())
 
 
 def _watermark_ttft(f):
@@ -165,13 +166,13 @@ def _skipped(f):
 
 FINDINGS = [   # what the article measured for each: article.MEASURED[key]
     Finding("fwd_clean", "a typical gap is almost all forward pass",
-            "every baseline run's median forward share of clean gaps >= 90%",
+            f"every baseline run's median forward share of clean gaps >= {pct(CLEAN_FORWARD_MIN)}",
             _fwd_clean),
     Finding("fwd_tail", "a tail gap is mostly not forward pass",
-            "every baseline run's median forward share of tail gaps <= 50%",
+            f"every baseline run's median forward share of tail gaps <= {pct(TAIL_FORWARD_MAX)}",
             _fwd_tail),
     Finding("preempt_majority", "preemption holds most baseline tail time",
-            "more than half the baseline runs have preempt > 50% of tail time",
+            f"more than half the baseline runs have preempt > {pct(MAJORITY)} of tail time",
             _preempt_majority),
     Finding("prefill_count", "by count, prefill is the primary cause of more tail gaps than any other cause",
             "prefill has the most tail gaps of any cause in every baseline run",
@@ -187,19 +188,19 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             _end_to_end("itl_p99", 1.0), needs=(FIRST, LAST)),
     Finding("p999_end", "the ladder collapses p99.9",
             "last rung's median p99.9 below half the baseline's",
-            _end_to_end("itl_p999", 0.5), needs=(FIRST, LAST)),
+            _end_to_end("itl_p999", COLLAPSE), needs=(FIRST, LAST)),
     Finding("max_end", "the ladder collapses the worst gap",
             "last rung's median max below half the baseline's",
-            _end_to_end("itl_max", 0.5), needs=(FIRST, LAST)),
+            _end_to_end("itl_max", COLLAPSE), needs=(FIRST, LAST)),
     Finding("p50_flat", "the median ITL barely moves",
-            "ratio of median p50s between 0.8 and 1.25",
+            f"ratio of median p50s between {P50_FLAT[0]:g} and {P50_FLAT[1]:g}",
             _p50_flat, needs=(FIRST, LAST)),
     Finding("gc_freeze", "gc.freeze shortens full collections while serving",
             "median largest serving gen-2 pause at least halves",
             _gc_freeze, needs=(FIRST, GC_FREEZE),
             idle="no full (gen-2) collection ran while serving at baseline"),
     Finding("compact", "compact history nearly ends collection",
-            "median gen-0 count falls 5x and no run has a serving gen-2 pause",
+            f"median gen-0 count falls {FALLS}x and no run has a serving gen-2 pause",
             _compact, needs=(GC_FREEZE, COMPACT_HISTORY)),
     Finding("graphs48", "capturing up to 48 removes eager steps",
             "no eager step in any run of the rung",
@@ -213,7 +214,7 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             _tok_off, needs=(BUDGET_256, TOKENIZE_OFF_LOOP),
             idle="the tokenizer never reached the tail on the rung before"),
     Finding("watermark_preempt", "the admission watermark nearly ends preemption",
-            "median preemptions fall at least 5x from a non-zero level",
+            f"median preemptions fall at least {FALLS}x from a non-zero level",
             _watermark_preempt, needs=(TOKENIZE_OFF_LOOP, LAST),
             idle="no request was preempted on the rung before"),
     Finding("watermark_ttft", "the watermark's cost is time to first token",

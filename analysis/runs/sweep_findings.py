@@ -14,6 +14,7 @@ from typing import Callable
 import pandas as pd
 
 from ..engine_link import BAND
+from .criteria import CLEAN_FORWARD_MIN, COLLAPSE, FALLS, MAJORITY, P50_FLAT, pct
 from .findings import FINDINGS
 from .rungs import ADMIT_WATERMARK, BASELINE
 
@@ -35,11 +36,11 @@ def _both(f):
 
 LOAD_FINDINGS = [
     LoadFinding(CLAIM["fwd_clean"],
-                "baseline median forward share of clean gaps >= 90%",
-                lambda b, w: None if b is None else bool(b["fwd_share_clean"] >= 0.90)),
+                f"baseline median forward share of clean gaps >= {pct(CLEAN_FORWARD_MIN)}",
+                lambda b, w: None if b is None else bool(b["fwd_share_clean"] >= CLEAN_FORWARD_MIN)),
     LoadFinding(CLAIM["preempt_majority"],
-                "baseline median preempt share of tail time > 50%",
-                lambda b, w: None if b is None else bool(b["tail_preempt"] > 0.5)),
+                f"baseline median preempt share of tail time > {pct(MAJORITY)}",
+                lambda b, w: None if b is None else bool(b["tail_preempt"] > MAJORITY)),
     LoadFinding("the baseline's queue drains",
                 f"baseline median TTFT p50 <= {BAND.max_ttft_p50_s:g} s",
                 lambda b, w: None if b is None else bool(b["ttft_p50"] <= BAND.max_ttft_p50_s * 1e3)),
@@ -48,17 +49,17 @@ LOAD_FINDINGS = [
                 _both(lambda b, w: bool(w["itl_p99"] < b["itl_p99"]))),
     LoadFinding(CLAIM["p999_end"],
                 "watermark rung's median p99.9 below half the baseline's",
-                _both(lambda b, w: bool(w["itl_p999"] < 0.5 * b["itl_p999"]))),
+                _both(lambda b, w: bool(w["itl_p999"] < COLLAPSE * b["itl_p999"]))),
     LoadFinding(CLAIM["max_end"],
                 "watermark rung's median max below half the baseline's",
-                _both(lambda b, w: bool(w["itl_max"] < 0.5 * b["itl_max"]))),
+                _both(lambda b, w: bool(w["itl_max"] < COLLAPSE * b["itl_max"]))),
     LoadFinding(CLAIM["p50_flat"],
-                "ratio of median p50s between 0.8 and 1.25",
-                _both(lambda b, w: bool(0.8 <= w["itl_p50"] / b["itl_p50"] <= 1.25))),
+                f"ratio of median p50s between {P50_FLAT[0]:g} and {P50_FLAT[1]:g}",
+                _both(lambda b, w: bool(P50_FLAT[0] <= w["itl_p50"] / b["itl_p50"] <= P50_FLAT[1]))),
     LoadFinding(CLAIM["watermark_preempt"],
-                "median preemptions fall at least 5x from a non-zero level",
+                f"median preemptions fall at least {FALLS}x from a non-zero level",
                 _both(lambda b, w: None if not b["preempt_per_min"] > 0
-                      else bool(w["preempt_per_min"] * 5 <= b["preempt_per_min"]))),
+                      else bool(w["preempt_per_min"] * FALLS <= b["preempt_per_min"]))),
     LoadFinding(CLAIM["watermark_ttft"],
                 "watermark's median TTFT p50 above the baseline's",
                 _both(lambda b, w: bool(w["ttft_p50"] > b["ttft_p50"]))),
