@@ -31,7 +31,10 @@ def count_vs_time(summaries, rung: str = FIRST) -> pd.DataFrame:
     return out.set_index("run")
 
 
-def cause_bands(summaries, rung: str = FIRST, coverage: float = 0.9) -> pd.DataFrame:
+BAND_COVERAGE = 0.9      # share of a cause's gaps (by count) its band holds, tails split evenly
+
+
+def cause_bands(summaries, rung: str = FIRST, coverage: float = BAND_COVERAGE) -> pd.DataFrame:
     """Where each cause sat: pooled over a rung's runs, the range of histogram bins that
     holds the central `coverage` of the gaps whose primary cause it is (by count)."""
     runs = runs_of(summaries, rung)
