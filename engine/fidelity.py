@@ -15,11 +15,17 @@ repeat, so a drift of the machine cannot favour one side. Measured, each with ou
 
 Run it in a fresh single-threaded process (`python -m engine fidelity`, or
 benchmarks/bench_fidelity.py), never inside a notebook kernel. The two engines share one
-process and so one allocator, whose policy for large blocks adapts to what was freed
-before (glibc moves its mmap threshold up after each large free): a KV copy of a few MB
-then costs page faults or not depending on which side ran just before. The benchmark's
-process therefore fixes that threshold (MALLOC_ENV), so both sides allocate under the
-same policy.
+process and so one allocator, and what a large block costs depends on that allocator's
+history: glibc moves its mmap threshold up after each large free and trims the heap
+when its top is free, so a KV copy of a few MB costs hundreds of page faults or none
+depending on which side ran just before (readmission of 600 tokens: 72 faults a call on
+one side, 0 on the other, in one run). The benchmark's process therefore runs with a
+warm heap for both sides (MALLOC_ENV): every block below 32 MB comes from the heap and
+the heap is never handed back, so after the warm-up round no copy and no per-row cast
+touches a fresh page (the table's fault counts show it). Holding the threshold at its
+128 KB start instead made every such block a fresh mapping: copies were fair, but each
+float64 cast of the article forward paid for fresh pages, and decode read 5x slower in
+some processes than in the engine's runs.
 """
 from __future__ import annotations
 
@@ -47,7 +53,8 @@ KV_TOKENS = (600, 2048)
 DOC_CHARS = 300_000
 KV_INNER = 10                              # copies per timing: one takes well under a millisecond
 SIDES = ("article", "fast", "theirs")      # our two forwards, then the article's engine
-MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "131072"}   # glibc's default start, held fixed
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20),       # glibc's largest: blocks from the heap
+              "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}         # and the heap kept: a warm allocator
 
 
 def article_engine(seed_text: Path = SEED_TEXT, folder: Path | None = None):
@@ -73,6 +80,17 @@ def _filled(kv):
     for a in (kv if isinstance(kv, tuple) else (kv,)):
         a.fill(1.0)
     return kv
+
+
+def _evict(engine, r) -> None:
+    """One eviction's copy-out, then the request leaves the engine's swapped list (the
+    closure keeps it, so nothing is freed inside the timing). Left on the list, every
+    timed eviction stayed alive to the end of the benchmark, the process grew by
+    gigabytes over the rounds, and readmissions slowed by up to 4x on one side or another
+    with the same page-fault count (2,048 tokens, the article's engine: 10.3 ms in the
+    full benchmark, 2.7 ms with the list cleared; the cause in the kernel not pinned down)."""
+    engine._preempt(r)
+    engine.swapped.remove(r)
 
 
 class Ours:
@@ -113,7 +131,7 @@ class Ours:
 
     def copy_out(self, n):
         r = self.request(n, evicted=False)
-        return lambda: self.engine._preempt(r)
+        return lambda: _evict(self.engine, r)
 
     def copy_in(self, n):
         r = self.request(n, evicted=True)
@@ -165,7 +183,7 @@ class Theirs:
         r.prompt, r.computed = [1] * n, n
         r.K, r.V = _filled(self._kv(min(self.m.Config().max_model_len + 1024, max(n, 256) * 2)))
         self.engine.running.append(r)
-        return lambda: self.engine._preempt(r)
+        return lambda: _evict(self.engine, r)
 
     def copy_in(self, n):
         # its readmission is inline in Engine.step: a fresh K and V of twice the prefix,

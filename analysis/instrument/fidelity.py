@@ -15,7 +15,10 @@ def fidelity_frame(result: dict) -> pd.DataFrame:
              "fast_ratio": "ratio, fast forward",
              "article_faults": "page faults per call, ours (article forward)",
              "theirs_faults": "page faults per call, the article's engine"}
-    return df[[c for c in names if c in df]].rename(columns=names).round(2)
+    out = df[[c for c in names if c in df]].rename(columns=names).round(2)
+    faults = [names[c] for c in ("article_faults", "theirs_faults") if c in df]
+    out[faults] = out[faults].astype(object).where(out[faults].notna(), "")   # counted for KV copies only
+    return out
 
 
 def fidelity_sentence(result: dict, low: float = 0.85, high: float = 1.15) -> str:
