@@ -127,7 +127,7 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     parts, context = block[3:3 + n_lab], block[3 + n_lab:]
     t0[:], t1[:] = em[first, EMIT.t], em[first + 1, EMIT.t]
     np.multiply(t1 - t0, MS, out=gap_ms)
-    parts[:] = _engine_charge(tl, em[:, EMIT.t], em[:, EMIT.step].astype(np.intp), first)
+    _engine_charge(tl, em[:, EMIT.t], em[:, EMIT.step].astype(np.intp), first, out=parts)
 
     n_ev = np.zeros(n, dtype=np.int64)
     g, lo, hi = _eviction_overlaps(log.evictions, rids, rank_of, rank[first], t0, t1)
@@ -137,12 +137,15 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
         live = b > a  # an eviction that only touches the gap takes nothing from it
         g, a, b = g[live], a[live], b[live]
         away = tl.rates.charge(a, b)
-        for j in range(n_lab):
-            context[j] = np.bincount(g, weights=away[j], minlength=n)
-        away_ms = np.bincount(g, weights=(b - a) * MS, minlength=n)
-        parts -= context
-        parts[i_evicted] += away_ms
-        context[i_unc] = away_ms - (context.sum(axis=0) - context[i_unc])
+        # only the few gaps an eviction overlaps are touched: the context rows of all
+        # the others stay the zeros they were allocated as
+        hit, which = np.unique(g, return_inverse=True)
+        ctx = np.stack([np.bincount(which, weights=away[j], minlength=len(hit)) for j in range(n_lab)])
+        away_ms = np.bincount(which, weights=(b - a) * MS, minlength=len(hit))
+        parts[:, hit] -= ctx
+        parts[i_evicted, hit] += away_ms
+        ctx[i_unc] = away_ms - (ctx.sum(axis=0) - ctx[i_unc])
+        context[:, hit] = ctx
 
     parts[i_unc] = 0.0
     parts[i_unc] = gap_ms - parts.sum(axis=0)
@@ -156,8 +159,9 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
                            (tl.baseline.slope, tl.baseline.intercept)))
 
 
-def _engine_charge(tl: EngineTimeline, t_em, step_em, first) -> np.ndarray:
-    """(gaps, labels): ms the engine timeline charges between each gap's two tokens.
+def _engine_charge(tl: EngineTimeline, t_em, step_em, first, out: np.ndarray) -> np.ndarray:
+    """(labels, gaps), into ``out``: ms the engine timeline charges between each gap's
+    two tokens (written in place: a first call pays for every fresh page it touches).
 
     All tokens of a step share one emission timestamp, so the running integral is
     read once per step (thousands) rather than once per token (a hundred thousand);
@@ -173,8 +177,19 @@ def _engine_charge(tl: EngineTimeline, t_em, step_em, first) -> np.ndarray:
         row = step_em
     else:
         table, row = tl.rates.integral(t_em), np.arange(len(t_em))
-    # np.take, not table[:, idx]: the same gather, several times faster in numpy 2.x
-    return np.take(table, row[first + 1], axis=1) - np.take(table, row[first], axis=1)
+    # np.take, not table[:, idx]: the same gather, several times faster in numpy 2.x.
+    # Most gaps span neighbouring rows (one decode step to the next): for those the
+    # difference of neighbours is taken once per row, the same subtraction, so the
+    # gaps need one gather instead of two; the others are read out directly.
+    a, b = row[first], row[first + 1]
+    if table.shape[1] < 2:
+        np.subtract(np.take(table, b, axis=1), np.take(table, a, axis=1), out=out)
+        return out
+    np.take(np.diff(table, axis=1), np.minimum(a, table.shape[1] - 2), axis=1, out=out)
+    far = np.flatnonzero(b != a + 1)
+    if len(far):
+        out[:, far] = np.take(table, b[far], axis=1) - np.take(table, a[far], axis=1)
+    return out
 
 
 def cause_codes(gap_ms: np.ndarray, parts: np.ndarray, scheme: Scheme) -> np.ndarray:

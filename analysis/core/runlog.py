@@ -15,6 +15,7 @@ the problem.
 from __future__ import annotations
 
 import json
+import zipfile  # noqa: F401  (np.load reads an .npz with it: imported with this module, not in a first load)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

@@ -10,6 +10,7 @@ happened at startup, the rest while serving.
 from __future__ import annotations
 
 import numpy as np
+import numpy.ma  # noqa: F401  (np.percentile's first call imports it: np.unique asks if its input is masked)
 
 from .columns import GC, REQ, STEP
 from .schemes import CLEAN, GRAPH_EAGER, Scheme, get_scheme
