@@ -46,3 +46,23 @@ def test_band_sentence_in_every_direction(per_min, ttft, expect):
 def test_unrecorded_values_say_so():
     assert op._spread([np.nan, np.nan], "{:.0f}") == "not recorded"
     assert op._spread([1.0, 3.0, 2.0], "{:.0f}") == "2 [1-3]"
+
+
+def _cal(rate, per_min, drains, place, per_seed=(90, 130, 300)):
+    return {"check_seeds": [101, 102, 103], "checks": [
+        {"rate": rate * 0.8, "preemptions_per_min": 10.0, "drains": True, "place": "below", "per_seed": []},
+        {"rate": rate, "preemptions_per_min": per_min, "drains": drains, "place": place,
+         "per_seed": [{"preemptions_per_min": p} for p in per_seed]}]}
+
+
+def test_check_sentence_when_the_check_and_the_ladder_disagree_or_agree():
+    sig = _sig([526, 482, 682], [2500, 700, 7000]).assign(rate=11.78, load=1.0)
+    split = op.check_sentence(sig, _cal(11.78, 134, True, "below"), BAND)
+    assert "checked this same rate on seeds 101, 102, 103: a median of 134 preemptions" in split
+    assert "(90-300 across seeds)" in split and "the ladder's seeds read 526 (482-682 across runs)" in split
+    assert "fall on different sides of the band" in split and "steep at 1.00 of capacity" in split
+    same = op.check_sentence(sig, _cal(11.78, 560, False, "above"), BAND)
+    assert same.endswith("on the same side of the band.") and "did not drain" in same
+    none = op.check_sentence(sig, _cal(9.0, 134, True, "below"), BAND)
+    assert none.startswith("No calibration check ran at the rate the ladder used")
+    assert op.check_sentence(sig, None, BAND).startswith("No calibration check")

@@ -103,3 +103,32 @@ def band_sentence(sig: pd.DataFrame, band: Band = BAND) -> str:
     if place == "below":
         return head + f": {100 * (1 - per_min / band.low):.0f}% below its lower end, a lighter regime."
     return head + f": {100 * (per_min / band.high - 1):.0f}% above its upper end, a heavier regime."
+
+
+def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAND) -> str:
+    """The calibration's check at the rate the ladder ran, beside the ladder's baseline
+    runs: the same rate on other seeds. Near capacity they can land on different sides
+    of the band, and the chapter says so rather than leave the two tables to disagree."""
+    rate = float(sig["rate"].median()) if len(sig) else float("nan")
+    checks = [c for c in (calibration or {}).get("checks", []) if abs(c["rate"] - rate) <= 1e-3 * rate]
+    if not checks:
+        return ("No calibration check ran at the rate the ladder used, so there is no second "
+                "reading of it on other seeds.")
+    c = checks[-1]
+    seeds = ", ".join(str(s) for s in (calibration or {}).get("check_seeds", [])) or "its own seeds"
+    per_seed = [s["preemptions_per_min"] for s in c.get("per_seed", [])]
+    spread = f" ({min(per_seed):.0f}-{max(per_seed):.0f} across seeds)" if per_seed else ""
+    ladder = float(sig["preemptions_per_min"].median())
+    ladder_drains = float(sig["ttft_p50_ms"].median()) / 1e3 <= band.max_ttft_p50_s
+    ladder_place = band.place(ladder, ladder_drains)
+    head = (f"The calibration checked this same rate on seeds {seeds}: a median of "
+            f"{c['preemptions_per_min']:.0f} preemptions per 60 s{spread}, "
+            f"{'a queue that drained' if c['drains'] else 'a queue that did not drain'} ({c['place']} the band); "
+            f"the ladder's seeds read {ladder:.0f} "
+            f"({sig['preemptions_per_min'].min():.0f}-{sig['preemptions_per_min'].max():.0f} across runs)")
+    if c["place"] == ladder_place:
+        return head + ", on the same side of the band."
+    load = float(sig["load"].median()) if "load" in sig else float("nan")
+    at = f" at {load:.2f} of capacity" if load == load else ""
+    return (head + f". The two readings of one rate fall on different sides of the band: the signature is "
+            f"steep{at}, and which seeds a run draws decides which side it lands on.")
