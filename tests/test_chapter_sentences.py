@@ -201,6 +201,8 @@ def test_fidelity_sentence_gives_the_page_faults_behind_a_copy_ratio():
     frame = fidelity.fidelity_frame(result)
     assert frame.loc["readmission copy-in, 2048 tokens", "page faults per call, the article's engine"] == 1540
     assert (frame["page faults per call, the article's engine"] == "").sum() == 2   # not counted: blank
+    result["rows"][0].update(article_faults=0.0, theirs_faults=0.0)
+    assert "(0.28, with no page fault on either side" in fidelity.fidelity_sentence(result)
 
 
 def test_fidelity_counts_the_page_faults_a_copy_touches():
@@ -223,3 +225,12 @@ def test_fidelity_counts_the_page_faults_a_copy_touches():
         {"measurement": "readmission copy-in, 600 tokens", "article_ms": 1.0, "fast_ms": 1.0,
          "article_faults": 12.0, "fast_faults": 7.0}]})
     assert "minor page faults per call" in table and table.rstrip().endswith("12           7")
+
+
+def test_seeds_needed_sentence_with_and_without_a_spread():
+    from analysis.runs.ladder import seeds_needed_sentence
+    s = seeds_needed_sentence(6.4, 6)
+    assert "would need about 6 paired seeds (never fewer than 6)." in s and "nan" not in s
+    for none in (float("nan"), 0.0):
+        s = seeds_needed_sentence(none, 6)
+        assert "have no spread to project from" in s and "nan" not in s

@@ -45,6 +45,8 @@ def _faults_note(row: dict) -> str:
     """The page faults behind a KV copy's ratio, where they were counted."""
     if "article_faults" not in row or "theirs_faults" not in row:
         return ""
+    if row["article_faults"] == 0 and row["theirs_faults"] == 0:
+        return ", with no page fault on either side: the copies differ in their memory traffic alone"
     return (f", with {row['article_faults']:,.0f} minor page faults per call here against "
             f"{row['theirs_faults']:,.0f} in the article's engine")
 

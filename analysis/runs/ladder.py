@@ -163,3 +163,14 @@ def tok_worker_sentence(cores: int | None, article_cores: int = 2) -> str:
                 f"the worker competes with the engine for CPU, so the work is moved rather than removed.")
     return (f"This machine has {cores} usable cores, more than the article's {article_cores}, so the worker "
             f"can run beside the engine instead of taking CPU from it.")
+
+
+def seeds_needed_sentence(projected: float, floor: int) -> str:
+    """How many paired seeds an "established" verdict on the end-to-end p99.9 would need,
+    from the spread of this build's per-seed changes (no projection without a spread)."""
+    if projected == projected and projected > 0:
+        return (f"From the spread of this build's per-seed changes, an \"established\" verdict on that "
+                f"comparison would need about {projected:.0f} paired seeds (never fewer than {floor}).")
+    return (f"This build's per-seed changes have no spread to project from (one seed, or runs that did "
+            f"not differ), so how many seeds an \"established\" verdict would need cannot be said here "
+            f"(never fewer than {floor}).")
