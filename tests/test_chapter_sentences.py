@@ -57,6 +57,7 @@ def test_forward_gain_one_for_one_and_tail_less():
     assert g["pairs"] == 4 and g["loads"] == [0.95, 1.05]
     s = anatomy.forward_gain_sentence(g)
     assert "about one for one" in s and "the tail gained less" in s and "fell by 15%" in s
+    assert "The p99 fell by 15%, the median fell by 50%: the tail gained less." in s
 
 
 def test_forward_gain_not_one_for_one_and_tail_not_less():

@@ -136,6 +136,6 @@ def forward_gain_sentence(g: dict | None, tolerance: float = 0.2) -> str:
             f"pass saved, so typical tokens sped up "
             f"{'about one for one' if one else 'not one for one'}.")
     less = g["gain_p99"] < g["gain_p50"]
-    tail = (f" The p99 {_moved(g['gain_p99'])} against the median's {_moved(g['gain_p50'])}: "
+    tail = (f" The p99 {_moved(g['gain_p99'])}, the median {_moved(g['gain_p50'])}: "
             + ("the tail gained less." if less else "the tail gained as much or more."))
     return head + tail
