@@ -238,7 +238,7 @@ def test_verdict_phrases():
     base = {"metric": "itl_p99", "agree": "5/5", "direction": "down", "median_before": 47.0,
             "median_after": 27.8, "p": 0.0625}
     assert verdict_phrase(base | {"verdict": "established"}) == "moved p99 down (established)"
-    assert verdict_phrase(base | {"verdict": "no change", "metric": "itl_p999"}) == "did not move p99.9"
+    assert verdict_phrase(base | {"verdict": "no change", "metric": "itl_p999"}) == "showed no detectable change in p99.9"
     assert verdict_phrase(base | {"verdict": "suggestive"}, detail=True) == \
         "moved p99 down (suggestive: 5/5 seeds down, median 47 -> 27.8, p = 0.062)"
 

@@ -88,7 +88,7 @@ def test_fix_effects_are_the_ladder_chapters_verdicts():
         assert e.loc[("preempt", key), "verdict"] == paired.verdict_row(v, step, key)["verdict"]
     assert e.loc[("preempt", "itl_max"), "phrase"] == "moved max down (established)"
     assert e.loc[("preempt", "ttft_p50"), "phrase"] == "moved TTFT p50 up (established)"
-    assert e.loc[("preempt", "tok_per_s"), "phrase"] == "did not move throughput"
+    assert e.loc[("preempt", "tok_per_s"), "phrase"] == "showed no detectable change in throughput"
     missing = T.fix_effects(ladder(drop=(ADMIT_WATERMARK,))).set_index(["cause", "key"])
     assert missing.loc[("preempt", "itl_max"), "verdict"] == T.MISSING
     assert missing.loc[("prefill", "itl_p99"), "verdict"] == "established"   # 37 -> 30 ms
@@ -102,7 +102,7 @@ def test_takeaway_of_a_cause_its_fix_removed():
     assert "took it to 0.2% of tail time" in s and "moved max down (established)" in s
     graph = T.cause_takeaway(frame_of(ladder()).loc["graph"])    # 0.2% before: nothing to take away
     assert "held 0.2% of baseline tail time" in graph and "left it at 0.2% of tail time" in graph
-    assert "moved TTFT p50 up (established)" in s and "did not move throughput" in s
+    assert "moved TTFT p50 up (established)" in s and "showed no detectable change in throughput" in s
 
 
 def test_takeaway_of_a_cause_its_fix_left_in_the_tail():
@@ -115,7 +115,7 @@ def test_takeaway_of_a_cause_its_fix_left_in_the_tail():
 def test_takeaway_of_a_cause_that_never_fired():
     s = T.cause_takeaway(frame_of(ladder()).loc["gc"])
     assert "never reached the baseline tail" in s and "had none of it to remove" in s
-    assert "did not move p99.9" in s                    # 900 ms before and after in article_like
+    assert "showed no detectable change in p99.9" in s                    # 900 ms before and after in article_like
     fired = frame_of(ladder(baseline={"tail_share": {"gc": 0.05}})).loc["gc"]
     assert "held 5.0% of baseline tail time" in T.cause_takeaway(fired)
 

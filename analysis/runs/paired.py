@@ -144,7 +144,8 @@ def ladder_verdicts(summaries: Iterable[dict] | pd.DataFrame, metrics: Sequence[
 
 
 def verdict_phrase(row, detail: bool = False) -> str:
-    """Prose for one verdict row, e.g. "moved p99 down (suggestive)", "did not move p99.9".
+    """Prose for one verdict row, e.g. "moved p99 down (suggestive)", "showed no detectable
+    change in p99.9".
 
     ``detail`` adds the seeds that agree, the medians and p, so chapters can
     compute their sentences from the verdicts instead of restating numbers by hand."""
@@ -154,8 +155,8 @@ def verdict_phrase(row, detail: bool = False) -> str:
         return f"could not judge {name} (fewer than 2 paired runs)"
     facts = (f"{row['agree']} seeds {row['direction']}, median {row['median_before']:.3g} -> "
              f"{row['median_after']:.3g}, p = {row['p']:.2g}")
-    if v == "no change":
-        return f"did not move {name}" + (f" (no change detected: {facts})" if detail else "")
+    if v == "no change":       # not "did not move": the medians may differ a lot, the seeds disagree
+        return f"showed no detectable change in {name}" + (f" ({facts})" if detail else "")
     return f"moved {name} {row['direction']} ({v}" + (f": {facts})" if detail else ")")
 
 
