@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,10 +40,10 @@ def test_toc_symlink_is_relative():
 def test_config_executes_every_build_and_fails_on_errors():
     cfg = yaml.safe_load((REPO / "_config.yml").read_text())
     ex = cfg["execute"]
-    assert ex["execute_notebooks"] == "force"
+    assert ex["execute_notebooks"] == "cache"          # keyed by code, profile and runs: exec_cache
     assert ex["allow_errors"] is False and ex["raise_on_error"] is True
     assert ex["timeout"] == -1
-    assert "profile_runs" in cfg["sphinx"]["local_extensions"]
+    assert {"profile_runs", "exec_cache"} <= set(cfg["sphinx"]["local_extensions"])
 
 
 @pytest.mark.parametrize("nb_path", chapter_notebooks(), ids=lambda p: p.stem)
@@ -63,10 +64,38 @@ def test_build_is_warning_free(build):
     assert not warnings, "Sphinx warnings:\n" + "\n".join(warnings)
 
 
+def _page_text(html: Path) -> str:
+    from bs4 import BeautifulSoup
+    main = BeautifulSoup(html.read_text(), "html.parser").find("main")
+    return main.get_text(" ", strip=True)
+
+
+def test_an_unchanged_rebuild_reads_every_chapter_back(build, tmp_path):
+    """Nothing a chapter reads changed, so no chapter executes, and the pages say the same.
+    On a private copy of the warm run cache, which no other test writes to between the
+    two builds (a new run there would rightly make every chapter execute again)."""
+    cache = tmp_path / "cache"
+    shutil.copytree(Path(os.environ["ITL_CACHE_DIR"]), cache, ignore=shutil.ignore_patterns(".*"))
+    root = copy_book_sources(tmp_path)
+    env = {**os.environ, "BOOK_PROFILE": "smoke", "ITL_CACHE_DIR": str(cache)}
+    first = run_build(root, env, timeout=900)
+    assert first.returncode == 0, first.output[-4000:]
+    assert "to run" not in first.output                   # every run was in the copy
+    executed = set(re.findall(r"book/(\w+)\.ipynb: Executing notebook", first.output))
+    assert executed == {p.stem for p in chapter_notebooks()}          # a new cache folder: a new key
+    pages = [n for n in toc_docnames() if (first.html / f"{n}.html").exists()]
+    before = {n: _page_text(first.html / f"{n}.html") for n in pages}
+    again = run_build(root, env, timeout=900)
+    assert again.returncode == 0, again.output[-4000:]
+    assert "[exec_cache] reusing executed chapters" in again.output
+    assert not re.findall(r"book/(\w+)\.ipynb: Executing notebook", again.output)
+    assert {n: _page_text(again.html / f"{n}.html") for n in pages} == before
+
+
 def test_a_rebuild_reexecutes_every_chapter_from_a_read_only_warm_cache(build, tmp_path):
-    """No page may outlive the code that computed it: an unchanged rebuild re-runs all.
-    It does so from a read-only copy of the warm cache: runs and summaries found are
-    only read (writes there would fail: permission bits bind even for root)."""
+    """No page may outlive what computed it: another run cache (here a read-only copy of
+    the warm one) is another key, so every chapter executes again. Runs and summaries
+    found are only read (writes there would fail: permission bits bind even for root)."""
     cache = read_only(Path(os.environ["ITL_CACHE_DIR"]), tmp_path / "read-only-cache")
     again = run_build(build.root, {**os.environ, "BOOK_PROFILE": "smoke", "ITL_CACHE_DIR": str(cache)},
                       timeout=900, preexec_fn=read_only_preexec)

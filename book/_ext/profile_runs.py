@@ -32,15 +32,16 @@ def run_profile(app) -> None:
 
 
 def reread_everything(app, env, added, changed, removed):
-    """Re-read (so re-execute) every document on every build, not just edited ones.
+    """Re-read every document on every build, not just edited ones.
 
     Sphinx re-reads only sources whose text changed, but a chapter's numbers also depend
     on engine/, analysis/ and the run cache, which Sphinx cannot see; without this a page
-    computed by older code would be served."""
+    computed by older code would be served. A re-read chapter executes only if the keyed
+    execution cache (exec_cache.py) holds no outputs for it under today's key."""
     return sorted(env.found_docs - set(added) - set(changed) - set(removed))
 
 
 def setup(app):
-    app.connect("builder-inited", run_profile)
+    app.connect("builder-inited", run_profile, priority=400)     # before exec_cache keys the runs
     app.connect("env-get-outdated", reread_everything)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
