@@ -88,7 +88,17 @@ def test_shares_that_shift_only_because_they_are_relative():
 def test_effects_cells_marks_the_target():
     cells = X.effects_cells(X.fix_effects(_watermark(101.0), ORDER))
     assert cells.loc[("+admit watermark", "preempt (its target)"), "moved?"] == "moved"
-    assert cells.loc[("+admit watermark", "prefill"), "moved?"] == "within spread"
+    assert cells.loc[("+admit watermark", "prefill"), "moved?"] == "within spread (every seed up)"
+
+
+def test_a_target_that_fell_in_every_seed_within_the_spread_says_so():
+    vals = {}
+    for i, s in enumerate((1, 2, 3)):                       # one seed's level far above the others'
+        vals[("+tokenize off-loop", s)] = {"preempt": (20.0, 600.0, 900.0)[i], "prefill": 100.0}
+        vals[("+admit watermark", s)] = {"preempt": 1.0, "prefill": 100.0 + (i - 1)}
+    cells = X.effects_cells(X.fix_effects(_times(vals), ORDER))
+    assert cells.loc[("+admit watermark", "preempt (its target)"), "moved?"] == "within spread (every seed down)"
+    assert cells.loc[("+admit watermark", "prefill"), "moved?"] == "within spread"    # seeds disagree
 
 
 def _ttft_runs(budget_after, watermark_after, seeds=(1, 2)):

@@ -66,7 +66,8 @@ def fix_effects(times: pd.DataFrame, order, shares: pd.DataFrame | None = None) 
                      bool(same_way and abs(change.median()) > max(spread, floor)))
             row = {"fix": rung, "targets": target, "cause": cause, "before": float(before.median()),
                    "after": float(after.median()), "spread": float(spread), "seeds": len(seeds),
-                   "moved": moved}
+                   "moved": moved, "every_seed": ("down" if (change < 0).all() else "up" if (change > 0).all()
+                                                  else None) if len(seeds) > 1 else None}
             if shares is not None:
                 col = f"tail_share_{cause}"
                 row["share before"] = float(shares.loc[shares["rung"].astype(str) == above, col].median())
@@ -128,13 +129,19 @@ def relative_sentence(effects: pd.DataFrame, shift: float = SHARE_SHIFT) -> str:
 
 def effects_cells(effects: pd.DataFrame) -> pd.DataFrame:
     """fix_effects for reading: one row per (fix, cause), ms per minute rounded, the
-    verdict as 'moved', 'within spread' or '' (one seed)."""
+    verdict as 'moved', 'within spread' (with 'every seed down/up' when they agreed) or
+    '' (one seed)."""
     cols = {"before": "rung above, ms/min", "after": "fix's rung, ms/min", "spread": "seed spread, ms/min",
             "moved": "moved?"}
     if not len(effects):
         return pd.DataFrame(columns=["fix", "cause", *cols.values()])
     word = {True: "moved", False: "within spread", None: ""}
-    out = effects.assign(moved=[word[m] for m in effects["moved"]],
+    # a change within the spread that every seed made the same way says so: a fix whose
+    # target fell in every seed reads "within spread" only because one seed's level was
+    # far from another's
+    every = effects["every_seed"] if "every_seed" in effects else [None] * len(effects)
+    out = effects.assign(moved=[word[m] + (f" (every seed {d})" if m is False and isinstance(d, str) else "")
+                                for m, d in zip(effects["moved"], every)],
                          cause=[c + (" (its target)" if c == t else "")
                                 for c, t in zip(effects["cause"], effects["targets"])])
     out = out[["fix", "cause", "before", "after", "spread", "moved"]].round({"before": 0, "after": 0, "spread": 0})
