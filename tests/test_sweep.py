@@ -76,7 +76,10 @@ def test_crossing_load_not_within_the_sweep():
     assert "in 1 of 2 seeds it did not within the sweep" in sweep.crossing_sentence(res)
     none = sweep.crossing_load(_frame({1: [0.1, 0.1, 0.1, 0.1]}), "article")
     assert none["n_crossed"] == 0
-    assert sweep.crossing_sentence(none).startswith("In no seed did")
+    assert sweep.crossing_sentence(none) == ("Preemption's share of tail time passed 50% in no seed within the "
+                                             "sweep (0.60-1.20x the operating point).")
+    lead = sweep.crossing_sentence(none, what="with the fast forward, preemption's share of baseline tail time")
+    assert lead.startswith("With the fast forward, preemption's share of baseline tail time passed 50% in no seed")
 
 
 def test_drain_limit():

@@ -72,7 +72,7 @@ def crossing_sentence(res: dict, what: str = "preemption's share of tail time", 
     if res["n_seeds"] == 0:
         return f"No sweep runs were found, so nothing can be said about {what}."
     if res["n_crossed"] == 0:
-        return (f"In no seed did {what} pass {threshold:.0%} within the sweep "
+        return (f"{what[0].upper() + what[1:]} passed {threshold:.0%} in no seed within the sweep "
                 f"({lo_lv:.2f}-{hi_lv:.2f}x the operating point).")
     spread = (f"{res['median']:.2f}x the operating point" if res["n_crossed"] == 1
               else f"{res['median']:.2f}x the operating point (seeds: {res['lo']:.2f}-{res['hi']:.2f}x)")

@@ -32,7 +32,7 @@ PROFILES = {
                        control_seeds=(1, 2, 3), control_duration=20.0,
                        sweep_seeds=(1, 2), sweep_duration=20.0),
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
-                     calibration="capacity", minutes_2core="about 17",
+                     calibration="capacity", minutes_2core="about 20",
                      control_seeds=(1,), control_duration=10.0, sweep_seeds=(1,), sweep_duration=8.0),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
                      calibration="capacity", minutes_2core="about 5"),
