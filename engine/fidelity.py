@@ -224,8 +224,8 @@ def _minor_faults() -> int:
 
 def _ms_each(fns) -> tuple[float, float]:
     """Mean ms and mean minor page faults of calls too short to time one by one (each
-    prepared beforehand). A KV copy's cost is mostly how many fresh pages it touches,
-    so the faults are the reason when two sides' copies differ."""
+    prepared beforehand). The faults say whether a KV copy paid for fresh pages, which
+    depends on the allocator's history (see MALLOC_ENV), not only on the engine."""
     f0, t = _minor_faults(), time.perf_counter()
     for fn in fns:
         fn()

@@ -35,12 +35,11 @@ PRIORITY = 450          # builder-inited: after profile_runs (400), before myst-
 
 
 def _code_digest(h, roots) -> None:
-    """Every Python file under each root (a package, or book/_ext), by path and bytes."""
+    """Each root (a package, or book/_ext) by the engine's own code hash of a folder
+    (every Python file in it, by path and bytes)."""
+    from engine.runs.cache import code_version
     for root in roots:
-        root = Path(root)
-        for p in sorted(root.rglob("*.py")):
-            h.update(f"{root.name}/{p.relative_to(root).as_posix()}\n".encode())
-            h.update(p.read_bytes())
+        h.update(f"{Path(root).name}={code_version(Path(root))}\n".encode())
 
 
 def _config_digest(h, book_root: Path) -> None:
