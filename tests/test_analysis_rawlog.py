@@ -29,7 +29,9 @@ def small_arrays():
         "wall": np.float64(1.0), "config": np.str_(json.dumps({"rung": "tiny", "seed": 3}))}
 
 
-def write(tmp_path, name="log.npz", **changes):
+def write(tmp_path, name="log.npz", savez=np.savez, **changes):
+    """A raw log with ``changes``; ``savez=np.savez_compressed`` writes it deflated, as
+    the engines do (load reads those in one pass, stored ones through np.load)."""
     arrays = small_arrays()
     for k, v in changes.items():
         if v is None:
@@ -37,7 +39,7 @@ def write(tmp_path, name="log.npz", **changes):
         else:
             arrays[k] = v
     path = tmp_path / name
-    np.savez(path, **arrays)
+    savez(path, **arrays)
     return path
 
 
@@ -155,8 +157,9 @@ def test_missing_file():
     (dict(evictions=np.array([[1, 0.0105, np.nan], [1, 0.02, 0.021]])), "overlapping evictions"),
     (dict(requests=with_cell("requests", 0, 4, -1.0)), "first token before arrival"),
 ])
-def test_broken_logs_name_the_file_and_the_problem(tmp_path, changes, message):
-    path = write(tmp_path, name="broken.npz", **changes)
+@pytest.mark.parametrize("savez", [np.savez, np.savez_compressed], ids=["stored", "deflated"])
+def test_broken_logs_name_the_file_and_the_problem(tmp_path, changes, message, savez):
+    path = write(tmp_path, name="broken.npz", savez=savez, **changes)
     with pytest.raises(RawLogError, match=message) as err:
         load(path)
     assert str(err.value).startswith(str(path))

@@ -15,13 +15,15 @@ a binary search in a short Python loop; nothing loops over gaps.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from .schemes import CLEAN, Scheme, get_scheme
 from .columns import EMIT, EVICT
+from .ranges import concat_ranges
 from .runlog import RunLog, load
 from .timeline import MS, EngineTimeline
 
@@ -32,22 +34,42 @@ def as_log(log_or_path) -> RunLog:
     return log_or_path if isinstance(log_or_path, RunLog) else load(Path(log_or_path))
 
 
-def gap_pairs(emissions: np.ndarray):
-    """Emission rows in analysis order, and the index of each gap's first token in it.
+def gap_pairs(emissions: np.ndarray, by_request: np.ndarray | None = None):
+    """Emission rows in analysis order, and where each gap's first token lies in it.
 
     Requests are ordered by first appearance in the emissions array and tokens keep
     their file order, which is the order the article's analysis visits gaps in.
-    Returns (order, rank per ordered row, gap starts, sorted request ids, rank of each).
+    ``by_request``: the rows sorted by request id, stably (validation has it).
+    Returns (order, rank per ordered row, gap starts, sorted request ids, rank of
+    each, the first ordered row of each rank).
     """
     rid = emissions[:, EMIT.request]
-    rids, first, inverse = np.unique(rid, return_index=True, return_inverse=True)
-    rank_of = np.empty(len(first), dtype=np.intp)
-    rank_of[np.argsort(first, kind="stable")] = np.arange(len(first))
-    rank = rank_of[inverse]
-    order = np.argsort(rank, kind="stable")
-    rank = rank[order]
-    starts = np.flatnonzero(rank[1:] == rank[:-1])
-    return order, rank, starts, rids, rank_of
+    order = np.argsort(rid, kind="stable") if by_request is None else by_request
+    rid_sorted = rid.take(order)
+    new = np.empty(len(order), dtype=bool)      # a request's first row, in id order
+    new[:1] = True
+    np.not_equal(rid_sorted[1:], rid_sorted[:-1], out=new[1:])
+    run_start = np.flatnonzero(new)
+    rids, first_row = rid_sorted.take(run_start), order.take(run_start)
+    by_rank = np.argsort(first_row, kind="stable")   # request (id order) at each rank
+    rank_of = np.empty(len(rids), dtype=np.intp)
+    rank_of[by_rank] = np.arange(len(rids))
+    if np.all(first_row[1:] > first_row[:-1]):
+        # requests first appear in id order: the id order is the analysis order
+        rank = np.cumsum(new)
+        rank -= 1
+        rank_start = run_start
+    else:
+        # move each request's run of rows (file order within) to its rank's place
+        run_end = np.append(run_start[1:], len(order))
+        lo, hi = run_start.take(by_rank), run_end.take(by_rank)
+        pos, rank = concat_ranges(lo, hi)
+        order = order.take(pos)
+        rank_start = np.cumsum(hi - lo) - (hi - lo)
+        new = np.zeros(len(order), dtype=bool)
+        new[rank_start] = True
+    starts = np.flatnonzero(~new[1:])           # rows whose next row is the same request's
+    return order, rank, starts, rids, rank_of, rank_start
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,11 +78,10 @@ class Gaps:
     DataFrame, kept without pandas so that a summary does not pay for importing it.
 
     ``block`` holds every float column, one row each, in ``names`` order: t0, t1,
-    gap_ms, one ms row per label, then ``ctx_<label>`` rows."""
+    gap_ms, one ms row per label, then ``ctx_<label>`` rows. ``request`` and
+    ``token`` are made on first use (a summary reads neither)."""
 
     scheme: Scheme
-    request: np.ndarray
-    token: np.ndarray
     step0: np.ndarray
     step1: np.ndarray
     names: list
@@ -68,9 +89,29 @@ class Gaps:
     n_evictions: np.ndarray
     cause: np.ndarray            # index into cause_names()
     attrs: dict
+    # what request and token are made from: the rank (order of first appearance) of
+    # each gap's request, each rank's request id and first row in analysis order, and
+    # each gap's first row
+    gap_rank: np.ndarray = field(repr=False)
+    rid_of_rank: np.ndarray = field(repr=False)
+    rank_start: np.ndarray = field(repr=False)
+    first_row: np.ndarray = field(repr=False)
 
     def __len__(self) -> int:
         return self.block.shape[1]
+
+    @cached_property
+    def request(self) -> np.ndarray:
+        """Each gap's request id."""
+        return self.rid_of_rank.take(self.gap_rank)
+
+    @cached_property
+    def token(self) -> np.ndarray:
+        """The token closing each gap, counted within its request (1 = the second token)."""
+        token = self.rank_start.take(self.gap_rank)
+        np.subtract(self.first_row, token, out=token)
+        token += 1
+        return token
 
     def row(self, name: str) -> np.ndarray:
         return self.block[self.names.index(name)]
@@ -117,20 +158,31 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     n_lab = len(labels)
     i_evicted, i_unc = labels.index(sch.evicted), labels.index(sch.uncovered)
 
-    order, rank, first, rids, rank_of = gap_pairs(log.emissions)
-    em = log.emissions[order]
+    order, rank, first, rids, rank_of, rank_start = gap_pairs(log.emissions, log.by_request)
+    # A first call in a fresh process pays a page fault for every 4 KB of each new
+    # array below 4 MB (numpy asks for huge pages only above that, and the allocator
+    # hands freed memory back), so results are written where they stay (out=) and
+    # the index arrays each gap needs are made once.
+    t_em = log.emissions[:, EMIT.t].take(order)
+    step_em = log.emissions[:, EMIT.step].take(order).astype(np.intp)
     n = len(first)
     # every float column lives in one (columns, gaps) block a DataFrame can adopt as is
     names = ["t0", "t1", "gap_ms", *labels, *(CONTEXT_PREFIX + lab for lab in labels)]
     block = np.zeros((len(names), n))
     t0, t1, gap_ms = block[0], block[1], block[2]
     parts, context = block[3:3 + n_lab], block[3 + n_lab:]
-    t0[:], t1[:] = em[first, EMIT.t], em[first + 1, EMIT.t]
-    np.multiply(t1 - t0, MS, out=gap_ms)
-    _engine_charge(tl, em[:, EMIT.t], em[:, EMIT.step].astype(np.intp), first, out=parts)
+    # A gap's second token is the next row: the same index into the arrays shifted by
+    # one. mode="clip" only because take buffers ``out`` otherwise (no index is out of range).
+    t_em.take(first, out=t0, mode="clip")
+    t_em[1:].take(first, out=t1, mode="clip")
+    np.subtract(t1, t0, out=gap_ms)
+    gap_ms *= MS
+    step0, step1 = step_em.take(first), step_em[1:].take(first)
+    _engine_charge(tl, t_em, step_em, first, (step0, step1), out=parts)
 
     n_ev = np.zeros(n, dtype=np.int64)
-    g, lo, hi = _eviction_overlaps(log.evictions, rids, rank_of, rank[first], t0, t1)
+    gap_rank = rank.take(first)
+    g, lo, hi = _eviction_overlaps(log.evictions, rids, rank_of, gap_rank, t0, t1)
     if len(g):
         n_ev = np.bincount(g, minlength=n)
         a, b = np.maximum(lo, t0[g]), np.minimum(hi, t1[g])
@@ -148,20 +200,23 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
         context[:, hit] = ctx
 
     parts[i_unc] = 0.0
-    parts[i_unc] = gap_ms - parts.sum(axis=0)
+    np.subtract(gap_ms, parts.sum(axis=0), out=parts[i_unc])
 
-    return Gaps(scheme=sch, request=em[first, EMIT.request].astype(np.int64),
-                token=_token_index(rank, first),
-                step0=em[first, EMIT.step].astype(np.int64), step1=em[first + 1, EMIT.step].astype(np.int64),
+    rid_of_rank = np.empty(len(rids), dtype=np.int64)
+    rid_of_rank[rank_of] = rids
+    return Gaps(scheme=sch, step0=step0.astype(np.int64, copy=False), step1=step1.astype(np.int64, copy=False),
                 names=names, block=block, n_evictions=n_ev, cause=cause_codes(gap_ms, parts, sch),
                 attrs=dict(path=log.path, scheme=sch.name, rung=log.rung, seed=log.seed,
                            baseline=None if tl.baseline is None else
-                           (tl.baseline.slope, tl.baseline.intercept)))
+                           (tl.baseline.slope, tl.baseline.intercept)),
+                gap_rank=gap_rank, rid_of_rank=rid_of_rank, rank_start=rank_start.astype(np.int64),
+                first_row=first.astype(np.int64, copy=False))
 
 
-def _engine_charge(tl: EngineTimeline, t_em, step_em, first, out: np.ndarray) -> np.ndarray:
+def _engine_charge(tl: EngineTimeline, t_em, step_em, first, steps, out: np.ndarray) -> np.ndarray:
     """(labels, gaps), into ``out``: ms the engine timeline charges between each gap's
-    two tokens (written in place: a first call pays for every fresh page it touches).
+    two tokens. ``first``: each gap's first row in the ordered emissions (the second
+    is the next); ``steps``: the steps the two were emitted in.
 
     All tokens of a step share one emission timestamp, so the running integral is
     read once per step (thousands) rather than once per token (a hundred thousand);
@@ -172,21 +227,23 @@ def _engine_charge(tl: EngineTimeline, t_em, step_em, first, out: np.ndarray) ->
     at_step[step_em] = t_em
     if np.array_equal(at_step[step_em], t_em):
         used = ~np.isnan(at_step)
-        table = np.zeros((tl.rates.rate.shape[0], n_steps))
+        table = np.zeros((tl.rates.n_labels, n_steps))
         table[:, used] = tl.rates.integral(at_step[used])
-        row = step_em
+        a, b = steps
     else:
-        table, row = tl.rates.integral(t_em), np.arange(len(t_em))
+        table = tl.rates.integral(t_em)
+        a, b = first, first + 1
     # np.take, not table[:, idx]: the same gather, several times faster in numpy 2.x.
     # Most gaps span neighbouring rows (one decode step to the next): for those the
     # difference of neighbours is taken once per row, the same subtraction, so the
     # gaps need one gather instead of two; the others are read out directly.
-    a, b = row[first], row[first + 1]
     if table.shape[1] < 2:
         np.subtract(np.take(table, b, axis=1), np.take(table, a, axis=1), out=out)
         return out
-    np.take(np.diff(table, axis=1), np.minimum(a, table.shape[1] - 2), axis=1, out=out)
-    far = np.flatnonzero(b != a + 1)
+    # mode="clip" maps the last row onto the last difference, which such a gap
+    # (never a neighbour pair) has overwritten below
+    np.take(np.diff(table, axis=1), a, axis=1, out=out, mode="clip")
+    far = np.flatnonzero(b - a != 1)
     if len(far):
         out[:, far] = np.take(table, b[far], axis=1) - np.take(table, a[far], axis=1)
     return out
@@ -205,21 +262,14 @@ def cause_codes(gap_ms: np.ndarray, parts: np.ndarray, scheme: Scheme) -> np.nda
     return np.where(ok, best, np.int8(len(scheme.causes)))
 
 
-def _token_index(rank, first) -> np.ndarray:
-    """Index, within its request, of the token that closes each gap (1 = second token)."""
-    pos = np.arange(len(rank))
-    is_start = np.concatenate([[True], rank[1:] != rank[:-1]])
-    start_of_row = np.maximum.accumulate(np.where(is_start, pos, 0))
-    return (pos - start_of_row)[first + 1].astype(np.int64)
-
-
 def _eviction_overlaps(evictions, rids, rank_of, gap_rank, t0, t1):
     """(gap index, evicted, readmitted) for every gap/eviction pair of the same request
     with evicted < t1 and readmitted > t0; readmitted NaN (never readmitted) = +inf.
 
     Gaps are sorted by (request rank, time), so a complex key ``rank + i*time`` is
     sorted too (numpy orders complex numbers lexicographically): one searchsorted
-    per bound finds each eviction's gaps without a loop over requests.
+    per bound finds each eviction's gaps without a loop over requests. Only the gaps
+    of evicted requests (a run of gaps each, found by rank) get keys.
     """
     empty = np.zeros(0, np.intp), np.zeros(0), np.zeros(0)
     if not len(evictions) or not len(gap_rank):
@@ -228,15 +278,20 @@ def _eviction_overlaps(evictions, rids, rank_of, gap_rank, t0, t1):
     b = np.where(np.isnan(b), np.inf, b)
     k = np.minimum(np.searchsorted(rids, rid), len(rids) - 1)
     known = rids[k] == rid              # a request that never emitted has no gaps
-    r = rank_of[k].astype(float)
-    j0 = np.searchsorted(_lex(gap_rank, t1), _lex(r, a), side="right")  # first gap ending after a
-    j1 = np.searchsorted(_lex(gap_rank, t0), _lex(r, b), side="left")   # first gap starting at/after b
+    r = rank_of[k]
+    evicted = np.unique(r[known])
+    sub, _ = concat_ranges(np.searchsorted(gap_rank, evicted, side="left"),
+                           np.searchsorted(gap_rank, evicted, side="right"))
+    sub_rank = gap_rank[sub].astype(float)
+    r = r.astype(float)
+    j0 = np.searchsorted(_lex(sub_rank, t1[sub]), _lex(r, a), side="right")  # first gap ending after a
+    j1 = np.searchsorted(_lex(sub_rank, t0[sub]), _lex(r, b), side="left")   # first gap starting at/after b
     n = np.where(known, np.maximum(j1 - j0, 0), 0)
     if not n.sum():
         return empty
-    which = np.repeat(np.arange(len(n)), n)
-    g = j0[which] + (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))
-    return g, a[which], b[which]
+    # each eviction's run of gaps: j0 .. j1 - 1 among the evicted requests' gaps
+    pos, which = concat_ranges(j0, j0 + n)
+    return sub[pos], a[which], b[which]
 
 
 def _lex(major, minor) -> np.ndarray:

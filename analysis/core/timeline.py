@@ -21,6 +21,7 @@ from . import threadclocks
 from .baseline import Baseline, as_baseline, excess_share, fit_baseline
 from .columns import GC, SEG, STEP
 from .coverage import gc_within_s
+from .ranges import concat_ranges
 from .schemes import DETAIL_KINDS, SEGMENT_KINDS, Scheme
 
 MS = 1e3
@@ -28,66 +29,91 @@ MS = 1e3
 
 @dataclass(frozen=True)
 class RateTimeline:
-    """Piecewise-constant rates: ``rate[:, k]`` holds on ``[edges[k], edges[k+1])``.
+    """Piecewise-constant rates: piece ``k``, ``[edges[k], edges[k+1])``, runs at the
+    rate column ``pool[:, owner[k]]`` (owner -1: nothing runs; so does the last piece).
 
-    Arrays are label-major (one contiguous row per label) because every operation
-    below works on one label across many pieces or many query times.
+    The running integral is kept per label, and only at the pieces where that label's
+    rate is nonzero: a piece charges one or two labels of the scheme's seven, so a
+    dense (labels, pieces) table would be mostly zeros that a first call still pays
+    to write. Adding 0.0 changes no float, so each label's sum over its own pieces is
+    exactly the dense running sum.
     """
 
-    edges: np.ndarray  # (m,) sorted, unique breakpoints, seconds
-    rate: np.ndarray   # (L, m); the last column is zero (nothing runs after the last edge)
-    cum: np.ndarray    # (L, m) ms charged from edges[0] to edges[k]
+    edges: np.ndarray    # (m,) sorted, unique breakpoints, seconds
+    owner: np.ndarray    # (m,) column of ``pool`` for each piece, -1 = none
+    pool: np.ndarray     # (L, n + 1) rate columns; the last is zero, so -1 reads it
+    pieces: tuple        # per label: sorted indices of the pieces it has a rate on
+    before: tuple        # per label: ms charged before each of those pieces, then in all
+
+    @property
+    def n_labels(self) -> int:
+        return self.pool.shape[0]
 
     @classmethod
     def from_intervals(cls, layers, n_labels: int) -> "RateTimeline":
         """``layers``: (starts, ends, rates (L, n)) triples, lowest priority first.
         Intervals within a layer must be disjoint; a later layer overrides earlier ones."""
+        pool = np.concatenate([rates for _, _, rates in layers] + [np.zeros((n_labels, 1))], axis=1)
+        first = np.cumsum([0] + [len(starts) for starts, _, _ in layers[:-1]])
+        return cls.from_pool([(s, e, int(c)) for (s, e, _), c in zip(layers, first)], pool)
+
+    @classmethod
+    def from_pool(cls, layers, pool: np.ndarray) -> "RateTimeline":
+        """As from_intervals, with every layer's rates already in one array: ``layers``
+        are (starts, ends, first column of ``pool``) triples, and ``pool``'s last column
+        is zero (a caller that fills it in place spares a copy of every rate)."""
         # each layer's boundaries interleaved (s0, e0, s1, e1, ...) are already sorted
-        # for the engine's logs, which makes the stable sort below nearly free
-        pts = [np.column_stack([s, e]).ravel() for s, e, _ in layers]
-        edges = np.sort(np.concatenate(pts), kind="stable") if pts else np.zeros(0)
+        # for the engine's logs, which makes the stable sort below nearly free (any
+        # order works: each interval finds its own pieces below)
+        pts = []
+        for starts, ends, _ in layers:
+            p = np.empty(2 * len(starts))
+            p[0::2], p[1::2] = starts, ends
+            pts.append(p)
+        edges = np.concatenate(pts) if pts else np.zeros(0)
+        edges.sort(kind="stable")
         if len(edges) > 1:
-            edges = edges[np.concatenate([[True], edges[1:] != edges[:-1]])]
+            keep = np.empty(len(edges), dtype=bool)
+            keep[0] = True
+            np.not_equal(edges[1:], edges[:-1], out=keep[1:])
+            edges = edges[keep]
         m = len(edges)
-        owner = np.full(m, -1, dtype=np.intp)   # (layer, interval) flattened id per piece
-        offsets, all_rates = 0, []
-        left = edges[:-1]
-        for starts, ends, rates in layers:
+        owner = np.full(m, -1, dtype=np.intp)   # pool column per piece, -1 = none
+        for starts, ends, column in layers:
             if len(starts):
-                if not _sorted_by_start_then_end(starts, ends):
-                    order = np.lexsort((ends, starts))  # empty intervals sort before a real one
-                    starts, ends, rates = starts[order], ends[order], rates[:, order]
-                j = np.searchsorted(starts, left, side="right") - 1
-                inside = (j >= 0) & (ends[np.maximum(j, 0)] > left)
-                owner[:-1][inside] = offsets + j[inside]
-                offsets += len(starts)
-            all_rates.append(rates)
-        pool = np.concatenate(all_rates + [np.zeros((n_labels, 1))], axis=1)
-        rate = np.take(pool, owner, axis=1)      # owner -1 picks the zero column
-        cum = np.zeros((n_labels, m))
-        if m > 1:
-            np.cumsum(rate[:, :-1] * (np.diff(edges) * MS), axis=1, out=cum[:, 1:])
-        return cls(edges, rate, cum)
+                # every start and end is an edge: an interval owns the pieces from its
+                # start's edge up to its end's (none if empty); a later layer overwrites
+                positions, which = concat_ranges(np.searchsorted(edges, starts), np.searchsorted(edges, ends))
+                which += column
+                owner[positions] = which
+        n_labels = pool.shape[0]
+        span_ms = np.diff(edges)
+        span_ms *= MS
+        nonzero = pool != 0
+        pieces, before = [], []
+        for lab in range(n_labels):
+            k = np.flatnonzero(nonzero[lab].take(owner[:-1]))
+            charged = pool[lab].take(owner[k]) * span_ms[k]
+            pieces.append(k)
+            before.append(np.concatenate([[0.0], np.cumsum(charged)]))
+        return cls(edges, owner, pool, tuple(pieces), tuple(before))
 
     def integral(self, t) -> np.ndarray:
         """(L, len(t)): ms charged to each label from the beginning of time to t."""
         t = np.asarray(t, dtype=float)
         if len(self.edges) == 0:
-            return np.zeros((self.rate.shape[0], t.size))
+            return np.zeros((self.n_labels, t.size))
         k = np.searchsorted(self.edges, t, side="right") - 1
         kk = np.maximum(k, 0)
-        out = np.take(self.cum, kk, axis=1) + np.take(self.rate, kk, axis=1) * ((t - self.edges[kk]) * MS)
+        out = np.take(self.pool, self.owner[kk], axis=1) * ((t - self.edges[kk]) * MS)
+        for lab, (pieces, before) in enumerate(zip(self.pieces, self.before)):
+            out[lab] = before[np.searchsorted(pieces, kk)] + out[lab]
         out[:, k < 0] = 0.0
         return out
 
     def charge(self, a, b) -> np.ndarray:
         """(L, n): ms charged to each label over the windows [a_i, b_i]."""
         return self.integral(b) - self.integral(a)
-
-
-def _sorted_by_start_then_end(s, e) -> bool:
-    ds = np.diff(s)
-    return bool(((ds > 0) | ((ds == 0) & (np.diff(e) >= 0))).all())
 
 
 @dataclass(frozen=True)
@@ -125,7 +151,10 @@ class EngineTimeline:
         if base is not None and eager.any():
             share[eager] = excess_share(decode_ms[eager], base.ms_at(n_decode[eager]))
 
-        seg_rate = np.zeros((len(labels), len(segs)))
+        # segment rates, then GC rates, then the zero column every rate table ends
+        # with: filled in place, one array for the timeline to index
+        pool = np.zeros((len(labels), len(segs) + len(gcs) + 1))
+        seg_rate, gc_rate = pool[:, :len(segs)], pool[:, len(segs):-1]
         for code, name in enumerate(SEGMENT_KINDS):
             cols = kind == code
             if name in scheme.split_kinds:
@@ -134,13 +163,12 @@ class EngineTimeline:
                 seg_rate[labels.index(scheme.forward), cols] = 1.0 - f
             elif scheme.detail_label is None:
                 seg_rate[labels.index(scheme.segment_label[name]), cols] = 1.0
-        gc_rate = np.zeros((len(labels), len(gcs)))
         gc_rate[labels.index(scheme.gc)] = 1.0
-        layers = [(a, b, seg_rate), (gstart, gend, gc_rate)]
         if scheme.detail_label is not None or scheme.bookkeeping or scheme.offcpu:
-            layers = _refine(log, scheme, seg_rate, dec) + layers[1:]
-
-        rates = RateTimeline.from_intervals(layers, len(labels))
+            layers = _refine(log, scheme, seg_rate, dec) + [(gstart, gend, gc_rate)]
+            rates = RateTimeline.from_intervals(layers, len(labels))
+        else:
+            rates = RateTimeline.from_pool([(a, b, 0), (gstart, gend, len(segs))], pool)
         return cls(rates, scheme, base, decode_ms, share)
 
 
