@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.core import contract
-from analysis.core.gaps import gap_pairs
+from analysis.core.pairs import gap_pairs
 from analysis.core.npz import read_npz
 from analysis.core.ranges import concat_ranges
 from analysis.core.summary import HIST_BINS, cause_histogram
@@ -93,7 +93,8 @@ def test_concat_ranges(spans):
 def test_gap_pairs_follow_first_appearance_then_file_order(requests, pass_order):
     emissions = np.zeros((len(requests), 3))
     emissions[:, 0] = requests
-    by_request = np.argsort(emissions[:, 0], kind="stable") if pass_order else None
+    rows = np.argsort(emissions[:, 0], kind="stable")
+    by_request = contract.ByRequest(rows, emissions[rows, 0]) if pass_order else None
     order, rank, starts, rids, rank_of, rank_start = gap_pairs(emissions, by_request)
     seen = list(dict.fromkeys(requests))                    # by first appearance
     rows = [i for r in seen for i, q in enumerate(requests) if q == r]

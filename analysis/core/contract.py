@@ -9,7 +9,7 @@ the problem.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,6 +21,15 @@ SUPPORTED_SCHEMA_VERSIONS = (0, 1, 2, 3)
 SCALARS = ("wall", "config")
 REQUIRED = tuple(COLUMNS) + SCALARS
 OPTIONAL = ("schema_version", "provenance")
+
+
+class ByRequest(NamedTuple):
+    """Emission rows sorted by request id (stable: file order within a request) and
+    each one's request id in that order: validation sorts them so anyway, and pairing
+    tokens into gaps starts from the same order."""
+
+    rows: np.ndarray
+    request: np.ndarray
 
 
 class RawLogError(ValueError):
@@ -192,7 +201,7 @@ def _check_gcs(gc, bad):
     _check_disjoint(a, b, lambda i: bad(f"gcs: GC pauses overlap (row {i})"))
 
 
-def _check_emissions(em, n_steps, bad) -> np.ndarray | None:
+def _check_emissions(em, n_steps, bad) -> ByRequest | None:
     """Checks, and returns the rows sorted by request (stable: file order within one)."""
     if not len(em):
         return None
@@ -208,7 +217,7 @@ def _check_emissions(em, n_steps, bad) -> np.ndarray | None:
         i = o[_first(back) + 1]
         bad(f"emissions: request {rid[i]:g} emits a token earlier than its previous one "
             f"(reversed times, row {i})")
-    return o
+    return ByRequest(o, rid_o)
 
 
 def _check_evictions(ev, bad):

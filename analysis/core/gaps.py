@@ -23,6 +23,7 @@ import numpy as np
 
 from .schemes import CLEAN, Scheme, get_scheme
 from .columns import EMIT, EVICT
+from .pairs import gap_pairs
 from .ranges import concat_ranges
 from .runlog import RunLog, load
 from .timeline import MS, EngineTimeline
@@ -32,44 +33,6 @@ CONTEXT_PREFIX = "ctx_"
 
 def as_log(log_or_path) -> RunLog:
     return log_or_path if isinstance(log_or_path, RunLog) else load(Path(log_or_path))
-
-
-def gap_pairs(emissions: np.ndarray, by_request: np.ndarray | None = None):
-    """Emission rows in analysis order, and where each gap's first token lies in it.
-
-    Requests are ordered by first appearance in the emissions array and tokens keep
-    their file order, which is the order the article's analysis visits gaps in.
-    ``by_request``: the rows sorted by request id, stably (validation has it).
-    Returns (order, rank per ordered row, gap starts, sorted request ids, rank of
-    each, the first ordered row of each rank).
-    """
-    rid = emissions[:, EMIT.request]
-    order = np.argsort(rid, kind="stable") if by_request is None else by_request
-    rid_sorted = rid.take(order)
-    new = np.empty(len(order), dtype=bool)      # a request's first row, in id order
-    new[:1] = True
-    np.not_equal(rid_sorted[1:], rid_sorted[:-1], out=new[1:])
-    run_start = np.flatnonzero(new)
-    rids, first_row = rid_sorted.take(run_start), order.take(run_start)
-    by_rank = np.argsort(first_row, kind="stable")   # request (id order) at each rank
-    rank_of = np.empty(len(rids), dtype=np.intp)
-    rank_of[by_rank] = np.arange(len(rids))
-    if np.all(first_row[1:] > first_row[:-1]):
-        # requests first appear in id order: the id order is the analysis order
-        rank = np.cumsum(new)
-        rank -= 1
-        rank_start = run_start
-    else:
-        # move each request's run of rows (file order within) to its rank's place
-        run_end = np.append(run_start[1:], len(order))
-        lo, hi = run_start.take(by_rank), run_end.take(by_rank)
-        pos, rank = concat_ranges(lo, hi)
-        order = order.take(pos)
-        rank_start = np.cumsum(hi - lo) - (hi - lo)
-        new = np.zeros(len(order), dtype=bool)
-        new[rank_start] = True
-    starts = np.flatnonzero(~new[1:])           # rows whose next row is the same request's
-    return order, rank, starts, rids, rank_of, rank_start
 
 
 @dataclass(frozen=True, eq=False)

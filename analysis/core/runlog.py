@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .columns import STEP
-from .contract import RawLogError, checked
+from .contract import ByRequest, RawLogError, checked
 from .npz import read_npz
 from .schemes import GRAPH_EAGER, GRAPH_NONE, SEGMENT_KINDS
 
@@ -40,9 +40,7 @@ class RunLog:
     provenance: dict = field(default_factory=dict)
     schema_version: int = 0
     extras: dict = field(default_factory=dict, repr=False)
-    # emission rows sorted by request, file order within one: validation sorts them
-    # so anyway, and pairing tokens into gaps starts from the same order
-    by_request: np.ndarray | None = field(default=None, repr=False)
+    by_request: ByRequest | None = field(default=None, repr=False)   # made by validation
 
     @property
     def rung(self):

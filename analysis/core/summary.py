@@ -138,4 +138,5 @@ def _pct(x, q) -> float:
 
 
 def _median(x) -> float:
-    return float(np.median(x)) if len(x) else float("nan")
+    """Median of ``x``, a scratch copy (a boolean selection) that it may reorder."""
+    return float(np.median(x, overwrite_input=True)) if len(x) else float("nan")
