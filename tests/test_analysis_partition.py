@@ -149,6 +149,11 @@ GOOD = [step(0.000, 0.010, [("decode", 0.000, 0.010)]),
      "valid schemes"),
     (lambda: analysis.summarize(runlog_from_steps(GOOD, emissions=[(0, 0.0), (0, 0.02)]),
                                 scheme="finer"), "valid schemes"),
+    # the engine timeline is built on a helper thread: its errors still reach the caller
+    (lambda: partition_run(runlog_from_steps(GOOD, emissions=[(0, 0.0), (0, 0.02)]),
+                           baseline=(1.0,)), r"\(slope, intercept\) pair"),
+    (lambda: partition_run(runlog_from_steps(GOOD, emissions=[(0, 0.0), (0, 0.02)]),
+                           baseline="fast"), "got 'fast'"),
 ])
 def test_input_that_breaks_the_model_is_refused(make, message):
     with pytest.raises(ValueError, match=message):

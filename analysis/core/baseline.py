@@ -30,7 +30,11 @@ def as_baseline(value: Any) -> Baseline | None:
     """Accept a Baseline, a ``(slope, intercept)`` pair (np.polyfit's order) or None."""
     if value is None or isinstance(value, Baseline):
         return value
-    slope, intercept = (float(v) for v in value)
+    try:
+        slope, intercept = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"baseline must be a Baseline, None or a (slope, intercept) "
+                         f"pair of numbers, got {value!r}") from None
     return Baseline(slope, intercept)
 
 

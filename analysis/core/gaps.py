@@ -15,6 +15,7 @@ a binary search in a short Python loop; nothing loops over gaps.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -116,7 +117,9 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     """partition_run's columns as numpy arrays (see Gaps)."""
     sch = get_scheme(scheme)
     log = as_log(log_or_path)
-    tl = EngineTimeline.from_log(log, sch, baseline)
+    # the engine timeline needs none of the pairing below: on a second core meanwhile
+    # (numpy lets go of the GIL in its sorts, searches and takes)
+    timeline = _Background(EngineTimeline.from_log, log, sch, baseline)
     labels = sch.labels
     n_lab = len(labels)
     i_evicted, i_unc = labels.index(sch.evicted), labels.index(sch.uncovered)
@@ -141,6 +144,7 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     np.subtract(t1, t0, out=gap_ms)
     gap_ms *= MS
     step0, step1 = step_em.take(first), step_em[1:].take(first)
+    tl = timeline.result()
     _engine_charge(tl, t_em, step_em, first, (step0, step1), out=parts)
 
     n_ev = np.zeros(n, dtype=np.int64)
@@ -174,6 +178,28 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
                            (tl.baseline.slope, tl.baseline.intercept)),
                 gap_rank=gap_rank, rid_of_rank=rid_of_rank, rank_start=rank_start.astype(np.int64),
                 first_row=first.astype(np.int64, copy=False))
+
+
+class _Background(threading.Thread):
+    """fn(*args) on a helper thread; result() joins and returns it or raises its error."""
+
+    def __init__(self, fn, *args):
+        super().__init__(daemon=True)
+        self._call, self._value, self._error = (fn, args), None, None
+        self.start()
+
+    def run(self):
+        fn, args = self._call
+        try:
+            self._value = fn(*args)
+        except BaseException as error:   # handed to the caller's thread by result()
+            self._error = error
+
+    def result(self):
+        self.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _engine_charge(tl: EngineTimeline, t_em, step_em, first, steps, out: np.ndarray) -> np.ndarray:
