@@ -15,7 +15,6 @@ a binary search in a short Python loop; nothing loops over gaps.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .schemes import CLEAN, Scheme, get_scheme
+from .background import Background
 from .columns import EMIT, EVICT
 from .pairs import gap_pairs
 from .ranges import concat_ranges
@@ -118,8 +118,7 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     sch = get_scheme(scheme)
     log = as_log(log_or_path)
     # the engine timeline needs none of the pairing below: on a second core meanwhile
-    # (numpy lets go of the GIL in its sorts, searches and takes)
-    timeline = _Background(EngineTimeline.from_log, log, sch, baseline)
+    timeline = Background(EngineTimeline.from_log, log, sch, baseline)
     labels = sch.labels
     n_lab = len(labels)
     i_evicted, i_unc = labels.index(sch.evicted), labels.index(sch.uncovered)
@@ -144,12 +143,14 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     np.subtract(t1, t0, out=gap_ms)
     gap_ms *= MS
     step0, step1 = step_em.take(first), step_em[1:].take(first)
-    tl = timeline.result()
-    _engine_charge(tl, t_em, step_em, first, (step0, step1), out=parts)
-
-    n_ev = np.zeros(n, dtype=np.int64)
+    reads = _timeline_reads(t_em, step_em, first, (step0, step1))
     gap_rank = rank.take(first)
     g, lo, hi = _eviction_overlaps(log.evictions, rids, rank_of, gap_rank, t0, t1)
+    # all of the above while the timeline was built; the rest needs it
+    tl = timeline.result()
+    _engine_charge(tl, reads, out=parts)
+
+    n_ev = np.zeros(n, dtype=np.int64)
     if len(g):
         n_ev = np.bincount(g, minlength=n)
         a, b = np.maximum(lo, t0[g]), np.minimum(hi, t1[g])
@@ -180,48 +181,34 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
                 first_row=first.astype(np.int64, copy=False))
 
 
-class _Background(threading.Thread):
-    """fn(*args) on a helper thread; result() joins and returns it or raises its error."""
+def _timeline_reads(t_em, step_em, first, steps):
+    """Where each gap's charge reads the engine timeline's running integral: (times to
+    read it at, which columns of the table of reads they fill (None: all), and each
+    gap's two columns). ``first``: each gap's first row in the ordered emissions (the
+    second is the next); ``steps``: the steps the two were emitted in.
 
-    def __init__(self, fn, *args):
-        super().__init__(daemon=True)
-        self._call, self._value, self._error = (fn, args), None, None
-        self.start()
-
-    def run(self):
-        fn, args = self._call
-        try:
-            self._value = fn(*args)
-        except BaseException as error:   # handed to the caller's thread by result()
-            self._error = error
-
-    def result(self):
-        self.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
-def _engine_charge(tl: EngineTimeline, t_em, step_em, first, steps, out: np.ndarray) -> np.ndarray:
-    """(labels, gaps), into ``out``: ms the engine timeline charges between each gap's
-    two tokens. ``first``: each gap's first row in the ordered emissions (the second
-    is the next); ``steps``: the steps the two were emitted in.
-
-    All tokens of a step share one emission timestamp, so the running integral is
-    read once per step (thousands) rather than once per token (a hundred thousand);
-    if a log breaks that, it is read per token.
+    All tokens of a step share one emission timestamp, so the integral is read once
+    per step (thousands) rather than once per token (a hundred thousand); if a log
+    breaks that, it is read per token.
     """
     n_steps = int(step_em.max()) + 1 if len(step_em) else 0
     at_step = np.full(n_steps, np.nan)
     at_step[step_em] = t_em
     if np.array_equal(at_step[step_em], t_em):
         used = ~np.isnan(at_step)
-        table = np.zeros((tl.rates.n_labels, n_steps))
-        table[:, used] = tl.rates.integral(at_step[used])
-        a, b = steps
+        return at_step[used], used, *steps
+    return t_em, None, first, first + 1
+
+
+def _engine_charge(tl: EngineTimeline, reads, out: np.ndarray) -> np.ndarray:
+    """(labels, gaps), into ``out``: ms the engine timeline charges between each gap's
+    two tokens, read where ``_timeline_reads`` says."""
+    times, used, a, b = reads
+    if used is None:
+        table = tl.rates.integral(times)
     else:
-        table = tl.rates.integral(t_em)
-        a, b = first, first + 1
+        table = np.zeros((tl.rates.n_labels, len(used)))
+        table[:, used] = tl.rates.integral(times)
     # np.take, not table[:, idx]: the same gather, several times faster in numpy 2.x.
     # Most gaps span neighbouring rows (one decode step to the next): for those the
     # difference of neighbours is taken once per row, the same subtraction, so the

@@ -62,30 +62,42 @@ class RateTimeline:
         """As from_intervals, with every layer's rates already in one array: ``layers``
         are (starts, ends, first column of ``pool``) triples, and ``pool``'s last column
         is zero (a caller that fills it in place spares a copy of every rate)."""
-        # each layer's boundaries interleaved (s0, e0, s1, e1, ...) are already sorted
-        # for the engine's logs, which makes the stable sort below nearly free (any
-        # order works: each interval finds its own pieces below)
+        # Every start and end is an edge. Each layer's boundaries, interleaved (s0, e0,
+        # s1, e1, ...), are already in order for the engine's logs, which makes a
+        # stable argsort of them all nearly free (any order works), and it tells each
+        # boundary its edge's index with no search: the count of distinct values
+        # before it in sorted order.
         pts = []
         for starts, ends, _ in layers:
             p = np.empty(2 * len(starts))
             p[0::2], p[1::2] = starts, ends
             pts.append(p)
-        edges = np.concatenate(pts) if pts else np.zeros(0)
-        edges.sort(kind="stable")
-        if len(edges) > 1:
-            keep = np.empty(len(edges), dtype=bool)
-            keep[0] = True
-            np.not_equal(edges[1:], edges[:-1], out=keep[1:])
-            edges = edges[keep]
-        m = len(edges)
-        owner = np.full(m, -1, dtype=np.intp)   # pool column per piece, -1 = none
-        for starts, ends, column in layers:
-            if len(starts):
-                # every start and end is an edge: an interval owns the pieces from its
-                # start's edge up to its end's (none if empty); a later layer overwrites
-                positions, which = concat_ranges(np.searchsorted(edges, starts), np.searchsorted(edges, ends))
-                which += column
-                owner[positions] = which
+        points = np.concatenate(pts) if pts else np.zeros(0)
+        order = np.argsort(points, kind="stable")
+        edges = points.take(order)
+        new = np.empty(len(edges), dtype=bool)
+        new[:1] = True
+        np.not_equal(edges[1:], edges[:-1], out=new[1:])
+        rank = np.cumsum(new)
+        rank -= 1
+        edge_of = np.empty(len(points), dtype=np.intp)   # each boundary's edge
+        edge_of[order] = rank
+        edges = edges[new]
+        owner = np.full(len(edges), -1, dtype=np.intp)   # pool column per piece, -1 = none
+        first = 0
+        for p, (_, _, column) in zip(pts, layers):
+            # an interval owns the pieces from its start's edge up to its end's (none
+            # if empty); a later layer overwrites. A layer's intervals are disjoint, so
+            # are their pieces, and the order they are written in does not matter:
+            # the many that own one piece each (an engine segment no GC pause cuts)
+            # in one go
+            lo, hi = edge_of[first:first + len(p):2], edge_of[first + 1:first + len(p):2]
+            first += len(p)
+            one = hi - lo == 1
+            owner[lo[one]] = np.flatnonzero(one) + column
+            other = np.flatnonzero(~one)
+            positions, which = concat_ranges(lo.take(other), hi.take(other))
+            owner[positions] = other.take(which) + column
         n_labels = pool.shape[0]
         span_ms = np.diff(edges)
         span_ms *= MS
