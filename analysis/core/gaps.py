@@ -4,14 +4,16 @@ Same rules as the scalar Partitioner, organised for numpy:
 
 1. order emissions by request (first appearance, as the article's analysis does)
    and pair consecutive tokens of a request into gaps;
-2. read the engine timeline's running integral once per emission: the difference
-   between neighbours is what the engine did during each gap;
+2. read the engine timeline's running integral at every emission (once per step:
+   a step's tokens share a timestamp): the difference between a gap's two reads is
+   what the engine did during it;
 3. for every (gap, eviction of that request) that overlap, take the evicted window
    out of the gap: its length becomes preempt, its engine activity becomes context;
 4. residual is what is left, so every row sums to its gap by construction.
 
-Evictions are few (tens to hundreds per run), so step 3 finds each one's gaps with
-a binary search in a short Python loop; nothing loops over gaps.
+Evictions are few (tens to hundreds per run): sorted keys find each one's gaps in
+one search per bound, and nothing loops over gaps. The timeline is built on a second
+core while step 1 and the search of step 3 run.
 """
 from __future__ import annotations
 
