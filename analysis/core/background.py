@@ -1,8 +1,9 @@
 """A call on a second core while the caller goes on.
 
-numpy lets go of the GIL inside its sorts, partitions, searches and takes, so two
-threads of numpy work use both cores of a small machine: a first summary builds the
-engine timeline and takes its quantiles this way.
+numpy lets go of the GIL inside its sorts, partitions, searches and takes, and zlib
+while it inflates, so two threads of such work use both cores of a small machine: a
+first summary inflates a raw log's largest member, builds the engine timeline and
+takes its quantiles this way.
 """
 from __future__ import annotations
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import io
 import math
 import struct
-import threading
 import zipfile
 import zlib
 
 import numpy as np
 from numpy.lib import format as npy
+
+from .background import Background
 
 _LOCAL_HEADER = struct.Struct("<4s22xHH")   # signature ... name length, extra length
 _LOCAL_SIGNATURE = b"PK\x03\x04"
@@ -45,13 +46,12 @@ def read_npz(path) -> dict[str, np.ndarray] | None:
         largest = max(infos, key=lambda info: info.file_size, default=None)
         helper = None
         if largest is not None and largest.file_size >= _HELPER_MIN_BYTES:
-            helper = threading.Thread(target=lambda: raws.update({largest.filename: _inflate(data, largest)}))
-            helper.start()
+            helper = Background(_inflate, data, largest)
         for info in infos:
             if info is not largest or helper is None:
                 raws[info.filename] = _inflate(data, info)
         if helper is not None:
-            helper.join()
+            raws[largest.filename] = helper.result()
         arrays = {}
         for info in infos:
             array = _array(raws[info.filename])

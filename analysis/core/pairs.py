@@ -5,7 +5,7 @@ import numpy as np
 
 from .columns import EMIT
 from .contract import ByRequest
-from .ranges import concat_ranges
+from .ranges import concat_ranges, run_starts
 
 
 def gap_pairs(emissions: np.ndarray, by_request: ByRequest | None = None):
@@ -24,9 +24,7 @@ def gap_pairs(emissions: np.ndarray, by_request: ByRequest | None = None):
         rid_sorted = rid.take(order)
     else:
         order, rid_sorted = by_request
-    new = np.empty(len(order), dtype=bool)      # a request's first row, in id order
-    new[:1] = True
-    np.not_equal(rid_sorted[1:], rid_sorted[:-1], out=new[1:])
+    new = run_starts(rid_sorted)                 # a request's first row, in id order
     run_start = np.flatnonzero(new)
     rids, first_row = rid_sorted.take(run_start), order.take(run_start)
     by_rank = np.argsort(first_row, kind="stable")   # request (id order) at each rank

@@ -27,3 +27,12 @@ def concat_ranges(lo, hi) -> tuple[np.ndarray, np.ndarray]:
         np.cumsum(positions, out=positions)
         np.cumsum(which, out=which)
     return positions, which
+
+
+def run_starts(values: np.ndarray) -> np.ndarray:
+    """True where a value differs from the one before it (and at the first): the start
+    of each run of equal values in a sorted array."""
+    new = np.empty(len(values), dtype=bool)
+    new[:1] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    return new

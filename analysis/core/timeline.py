@@ -21,7 +21,7 @@ from . import threadclocks
 from .baseline import Baseline, as_baseline, excess_share, fit_baseline
 from .columns import GC, SEG, STEP
 from .coverage import gc_within_s
-from .ranges import concat_ranges
+from .ranges import concat_ranges, run_starts
 from .schemes import DETAIL_KINDS, SEGMENT_KINDS, Scheme
 
 MS = 1e3
@@ -75,9 +75,7 @@ class RateTimeline:
         points = np.concatenate(pts) if pts else np.zeros(0)
         order = np.argsort(points, kind="stable")
         edges = points.take(order)
-        new = np.empty(len(edges), dtype=bool)
-        new[:1] = True
-        np.not_equal(edges[1:], edges[:-1], out=new[1:])
+        new = run_starts(edges)
         rank = np.cumsum(new)
         rank -= 1
         edge_of = np.empty(len(points), dtype=np.intp)   # each boundary's edge
