@@ -227,3 +227,20 @@ def regime_sentence(sig: pd.DataFrame, target_: Regime = REGIME, what: str = "ba
     side = "less" if place == "below" else "more"
     return (f"Close but not like for like: this build's steps were as full as the article's, with {side} "
             f"pressure on the KV pool. Over {n}, {facts}.")
+
+
+def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
+    """The regime of a build, as a page shows it: the calibration behind its ladder, the
+    signature of its baseline runs and of the calibration's checks, the table and the
+    sentence. Makes any baseline run not yet cached."""
+    from ..engine_link import RUNGS, ensure_runs, get_profile, load_calibration, profile_specs
+    prof = get_profile(profile)
+    specs = [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate) if s.rung == RUNGS[0]]
+    calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
+    b32 = ((calibration or {}).get("capacity") or {}).get("forward_ms_b32")
+    ladder = regime_signatures(ensure_runs(specs, progress=False), b32)
+    checks = check_signatures(calibration)
+    return {"calibration": calibration, "forward_ms_b32": b32, "ladder": ladder, "checks": checks,
+            "table": regime_table({f"checks ({len(checks)} seeds)": checks,
+                                   f"this build's baseline ({len(ladder)} runs)": ladder}),
+            "sentence": regime_sentence(ladder)}

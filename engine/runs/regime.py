@@ -100,7 +100,7 @@ def settle_time(run: dict, forward_ms_b32: float | None = None, stat: str = "dec
     what a shorter run of the same seed would see."""
     whole = window_signature(run, forward_ms_b32)[stat]
     lengths = np.arange(step_s, run["duration"] + 1e-9, step_s)
-    ok = [abs(window_signature(run, forward_ms_b32, 0.0, L)[stat] / whole - 1) <= tol for L in lengths]
+    ok = [abs(window_signature(run, forward_ms_b32, 0.0, L)[stat] - whole) <= tol * abs(whole) for L in lengths]
     for i in range(len(ok)):
         if all(ok[i:]):
             return float(lengths[i])
