@@ -222,8 +222,7 @@ def regime_sentence(sig: pd.DataFrame, target_: Regime = REGIME, what: str = "ba
                 f"drain. Over {n}, {facts}.")
     if by == "fullness":
         side = "lighter" if place == "below" else "heavier"
-        return (f"Not like for like: this build ran a {side} regime than the article's, its steps "
-                f"{'emptier' if place == 'below' else 'fuller'} than the article's. Over {n}, {facts}.")
+        return f"Not like for like: this build ran a {side} regime than the article's. Over {n}, {facts}."
     side = "less" if place == "below" else "more"
     return (f"Close but not like for like: this build's steps were as full as the article's, with {side} "
             f"pressure on the KV pool. Over {n}, {facts}.")
