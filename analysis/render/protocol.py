@@ -72,7 +72,8 @@ CALIBRATION_ROWS = (("rate", "arrival rate used (req/s)", "{:.3f}"), ("source", 
                     ("forward_ms_b32", "batch-32 forward pass (ms, microbenchmark)", "{:.2f}"),
                     ("check_start_rate", "first check (req/s)", "{:.3f}"),
                     ("n_checks", "checking runs", "{}"),
-                    ("check_duration_s", "seconds per checking run", "{}"))
+                    ("check_duration_s", "seconds per checking run", "{}"),
+                    ("seconds_taken", "time to calibrate (s)", "{:.0f}"))
 
 
 def calibration_table(summary: dict) -> pd.DataFrame:
@@ -101,7 +102,8 @@ def calibration_summary(rate_info: dict, calibration: dict | None) -> dict:
                    forward_ms_b32=cap.get("forward_ms_b32"),
                    check_start_rate=(calibration["checks"][0]["rate"] if calibration.get("checks") else None),
                    n_checks=len(calibration.get("checks") or []),
-                   check_duration_s=calibration.get("check_duration_s"))
+                   check_duration_s=calibration.get("check_duration_s"),
+                   seconds_taken=calibration.get("seconds_taken"))
     return out
 
 

@@ -311,6 +311,11 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     _write_json_atomic(calibration_path(method, forward, check_duration if checks else None), result)
+    if progress:
+        how = {True: "in the article's regime", False: "regime not reached", None: "capacity proposal"}
+        print(f"calibration ({forward} forward{f', {check_duration:g} s checks' if checks else ''}): "
+              f"{result['rate']:.3f} req/s, {how[found['reached']]}, {len(found['checks'])} checks, "
+              f"{result['seconds_taken']:.0f} s", file=sys.stderr)
     return result
 
 
