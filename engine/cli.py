@@ -1,10 +1,12 @@
 """python -m engine {run, matrix, calibrate, microbench, capacity}
 
 Bad input (unknown rung or forward, a duration or rate that is not a finite positive
-number in range, a seed that is not an integer >= 0, a config JSON with a wrong type or
-an unknown field, an unwritable cache) gets one clear line on stderr and exit status 2,
-before any run starts. A full disk while a raw log is written gets one line and exit
-status 1; nothing is kept and the cache stays valid.
+number in range, a seed that is not an integer in [0, 2**32), a run that would serve no
+request, a config JSON with a wrong type, an out-of-range value or an unknown field, an
+unwritable cache) gets one clear line on stderr and exit status 2, before any run starts.
+Too little free space for the raw log (checked before measuring), a full disk while it
+is written, or a child run killed as hung gets one line and exit status 1; nothing is
+kept and the cache stays valid. Ctrl-C gets one line and exit status 130.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ import warnings
 
 from .runs import cache
 from .runs.profiles import PROFILES
-from .runs.spec import MAX_DURATION, MAX_RATE
+from .runs.child import ChildFailed
+from .runs.spec import MAX_DURATION, MAX_RATE, MAX_SEED, check_has_requests, expected_log_bytes
 from .serve.config import FORWARDS, Config, rung_config
 from .serve.workload import Workload
 
@@ -47,9 +50,10 @@ def _seed(text):
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be an integer >= 0, got {text!r}")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be an integer >= 0, got {text!r}")
+        value = -1
+    if not 0 <= value <= MAX_SEED:
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"seed must be an integer in [0, {MAX_SEED}], got {shown!r}")
     return value
 
 
@@ -130,7 +134,9 @@ def _cmd_run(a) -> int:
     path = cache.run_path(cfg, a.seed, a.duration, rate, wl)
     if not cache.is_cached(path):            # a cached log is only read: the folder may be read-only
         what = f"run {cfg.name!r} seed {a.seed} @ {rate:.2f} req/s, {a.duration:g} s"
+        check_has_requests(a.seed, a.duration, rate, wl)
         cache.ensure_writable(path.parent, why=f"{what} is not cached and must be measured there")
+        cache.ensure_space(path.parent, expected_log_bytes(a.duration, rate, wl), f"the raw log of {what}")
         with cache.measuring(what):
             if not cache.is_cached(path):    # or another process measured it while we waited
                 _execute(cfg, a, rate, path, wl, info)
@@ -258,8 +264,17 @@ def main(argv=None) -> int:
     except (UsageError, ValueError, TypeError, PermissionError) as e:
         print(f"engine: error: {e}", file=sys.stderr)
         return 2
+    except ChildFailed as e:
+        print(f"engine: error: {e}", file=sys.stderr)
+        return 1
     except OSError as e:
         if e.errno not in DISK_FULL:
             raise
         print(f"engine: error: {e.strerror}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # raw logs and records appear only by rename, so an interrupted write leaves at most
+        # a temp file; its writer (this process or a killed child) is gone once we sweep
+        cache.sweep_temp_files()
+        print("engine: interrupted; nothing half-written was kept in the cache", file=sys.stderr)
+        return 130

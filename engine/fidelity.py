@@ -304,9 +304,42 @@ def compare(repeats: int = 15, seed_text: Path = SEED_TEXT, progress: bool = Tru
             "numpy": np.__version__}
 
 
+def result_problem(data) -> str | None:
+    """Why a stored fidelity result cannot be used (None if it can)."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    rows = data.get("rows")
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows) \
+            or not isinstance(data.get("repeats"), int) or not isinstance(data.get("article_engine"), bool):
+        return "fields missing or mistyped"
+    if not all(isinstance(r.get("measurement"), str) and isinstance(r.get("article_ms"), (int, float))
+               and isinstance(r.get("fast_ms"), (int, float)) for r in rows):
+        return "a row lacks its measurement or times"
+    return None
+
+
+def _load_result(path: Path) -> dict | None:
+    """The stored result at `path`, or None; a damaged one is reported, removed and redone."""
+    import json
+
+    from .runs import cache
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        cache.discard_corrupt(path, f"not readable JSON: {e}", "fidelity result")
+        return None
+    if (problem := result_problem(data)) is not None:
+        cache.discard_corrupt(path, problem, "fidelity result")
+        return None
+    return data
+
+
 def cached_compare(repeats: int = 15) -> dict:
     """compare() in a fresh process, cached per machine, measured code and repeat count
-    (a warm rebuild of the book reuses it)."""
+    (a warm rebuild of the book reuses it). It measures under the cache's measuring lock,
+    like every run: nothing else measures in this cache meanwhile."""
     import json
 
     from .runs import cache
@@ -315,12 +348,16 @@ def cached_compare(repeats: int = 15) -> dict:
     bench = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8]   # what is timed, and how
     path = (cache.cache_dir() / "fidelity"
             / f"{cache.machine_key()}-{cache.code_version()}-{bench}-r{repeats}-{seen}.json")
-    if path.exists():
-        return json.loads(path.read_text())
-    res = engine_child_json("fidelity", "--json", "--repeats", str(repeats), what="fidelity benchmark",
-                            env=MALLOC_ENV)
-    cache.ensure_writable(path.parent)
-    cache.write_atomic_text(path, json.dumps(res))
+    if (res := _load_result(path)) is not None:
+        return res
+    cache.ensure_writable(path.parent, why="the fidelity benchmark is not cached and must be stored there")
+    cache.sweep_temp_files(path.parent)
+    with cache.measuring(f"fidelity benchmark ({repeats} rounds)"):
+        if (res := _load_result(path)) is not None:     # measured while we waited
+            return res
+        res = engine_child_json("fidelity", "--json", "--repeats", str(repeats), what="fidelity benchmark",
+                                env=MALLOC_ENV)
+        cache.write_atomic_text(path, json.dumps(res))
     return res
 
 

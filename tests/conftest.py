@@ -15,7 +15,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+SHARED = REPO.parent / "shared"      # the article's text lives here, outside the repository
+# The article engine's own timing logs, each beside the JSON its analysis script printed:
+# part of the repository, so the tests that read them run on every fresh clone.
+GOLDEN = REPO / "tests" / "data" / "golden"
+GOLDEN_LOGS = sorted(GOLDEN.glob("*.npz"))
 
 
 def engine_cli(*args, cache_dir, timeout=300, check=True):

@@ -14,9 +14,9 @@ from analysis.core.npz import read_npz
 from analysis.core.ranges import concat_ranges
 from analysis.core.summary import HIST_BINS, cause_histogram
 from analysis.core.timeline import RateTimeline
-from test_analysis_rawlog import GOLDEN, small_arrays
+from conftest import GOLDEN_LOGS
+from test_analysis_rawlog import small_arrays
 
-GOLDEN_LOGS = sorted(GOLDEN.glob("*.npz"))
 
 
 # ------------------------------------------------------------------ the .npz reader

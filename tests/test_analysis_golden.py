@@ -1,5 +1,5 @@
 """Against the golden logs: raw logs written by the article's own engine, each next
-to the JSON its analysis script printed for it (../shared/golden).
+to the JSON its analysis script printed for it (tests/data/golden, in the repository).
 
 * summarize() gives the same keys and numbers (1e-9 relative; ints and lists exact);
 * the whole-run path equals the scalar Partitioner on every gap of every log.
@@ -12,8 +12,6 @@ test checks that both are far below a nanosecond-scale 1e-9 ms.
 """
 import json
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,10 +19,12 @@ import pytest
 import analysis
 from analysis import LABELS
 
-GOLDEN = Path(os.environ.get("ANALYSIS_GOLDEN_DIR",
-                             Path(__file__).resolve().parents[2] / "shared" / "golden"))
-LOGS = sorted(GOLDEN.glob("*.npz"))
-pytestmark = pytest.mark.skipif(not LOGS, reason=f"no golden logs in {GOLDEN}")
+from conftest import GOLDEN, GOLDEN_LOGS as LOGS
+
+
+def test_the_golden_logs_are_in_the_repository():
+    """They are committed (tests/data/golden): a missing one is a failure, never a skip."""
+    assert len(LOGS) == 3 and all(p.with_suffix(".json").exists() for p in LOGS), GOLDEN
 
 
 def leaves(obj, where=""):

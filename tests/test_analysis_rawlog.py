@@ -1,7 +1,5 @@
 """Loading raw logs: ours, the article's, and files that are not raw logs."""
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,8 +8,7 @@ import analysis
 from analysis import RawLogError, load
 from analysis.core.synthetic import runlog_from_steps
 
-GOLDEN = Path(os.environ.get("ANALYSIS_GOLDEN_DIR",
-                             Path(__file__).resolve().parents[2] / "shared" / "golden"))
+from conftest import GOLDEN, GOLDEN_LOGS
 
 
 def small_arrays():
@@ -63,9 +60,7 @@ def test_our_schema_with_provenance_and_extra_arrays(tmp_path):
 
 
 def test_article_log_is_schema_zero():
-    paths = sorted(GOLDEN.glob("*.npz"))
-    if not paths:
-        pytest.skip("no golden logs")
+    paths = GOLDEN_LOGS
     log = load(paths[0])
     assert log.schema_version == 0 and log.provenance == {} and log.extras == {}
     assert log.steps.shape[1] == 7 and log.config["seed"] == 1
@@ -88,9 +83,7 @@ def test_truncated_file(tmp_path):
 
 
 def test_truncated_compressed_article_log(tmp_path):
-    paths = sorted(GOLDEN.glob("*.npz"))
-    if not paths:
-        pytest.skip("no golden logs")
+    paths = GOLDEN_LOGS
     data = paths[0].read_bytes()
     bad = tmp_path / "cut.npz"
     bad.write_bytes(data[: len(data) - 1000])

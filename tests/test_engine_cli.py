@@ -96,7 +96,7 @@ def test_cache_key_changes_with_engine_code(monkeypatch):
     (["run", "baseline", "--seed", "1", "--duration", "inf", "--rate", "7"], "--duration: must be a finite number"),
     (["run", "baseline", "--seed", "1", "--duration", "5", "--rate", "nan"], "--rate: must be a finite number"),
     (["run", "baseline", "--seed", "1", "--duration", "5", "--rate", "1e9"], "--rate: must be a finite number"),
-    (["run", "baseline", "--seed", "-1", "--duration", "5", "--rate", "7"], "seed must be an integer >= 0"),
+    (["run", "baseline", "--seed", "-1", "--duration", "5", "--rate", "7"], "seed must be an integer in [0, 4294967295]"),
     (["run", "--config-json", '{"max_num_seqs": "x"}', "--seed", "1", "--duration", "5", "--rate", "7"],
      "Config field 'max_num_seqs' must be int"),
     (["run", "--config-json", '{"bogus": 1}', "--seed", "1", "--duration", "5", "--rate", "7"],

@@ -1,7 +1,7 @@
 """Per-run summary: every number the article's analysis script reports for a run.
 
 The keys, their order and their types follow that script's JSON output, so the
-golden files in ../shared/golden compare key by key.  Conventions worth knowing:
+golden files in tests/data/golden compare key by key.  Conventions worth knowing:
 percentiles are numpy's default (linear); the tail is every gap at or above the
 run's p99; shares are label time over total gap time (tail or all); a gap's
 forward-pass share is kernel / gap; GC pauses that end by the first step's start

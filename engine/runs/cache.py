@@ -24,6 +24,8 @@ import hashlib
 import json
 import os
 import platform
+import shutil
+import stat
 import sys
 import time
 import warnings
@@ -41,7 +43,9 @@ CACHE_ENV = "ITL_CACHE_DIR"
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or REPO / ".cache")
+    """The cache folder, always absolute: a relative ITL_CACHE_DIR is taken from the
+    working directory of the process that reads it (children get it made absolute)."""
+    return Path(os.path.abspath(os.environ.get(CACHE_ENV) or REPO / ".cache"))
 
 
 def runs_dir() -> Path:
@@ -103,14 +107,20 @@ def ensure_writable(folder: Path, why: str = "") -> Path:
 # ---------------------------------------------------------------- verified entries
 RAW_LOG_MEMBERS = ("steps", "segs", "gcs", "emissions", "evictions", "requests", "trace", "wall", "config")
 _verified: dict = {}        # (path, inode, size, mtime_ns) of logs read back whole in this process
-# A log that passed the full check is stamped with its size and mtime in an extended
-# attribute, so the chapters' kernels of a warm build do not each decompress every log
-# again (~60 ms per 60 s log); any change of size or mtime voids the stamp.
+# A log that passed the full check is stamped in an extended attribute with its size and a
+# hash of its bytes, so the chapters' kernels of a warm build do not each decompress every
+# log again (~60 ms per 60 s log; hashing the file costs ~1 ms per MB). The hash, not the
+# mtime, vouches for the bytes: a file overwritten in place with its mtime put back voids
+# the stamp.
 VERIFIED_XATTR = "user.itl_verified"
 
 
-def _stamp(st) -> bytes:
-    return f"{st.st_size}:{st.st_mtime_ns}".encode()
+def _stamp(path: Path, st) -> bytes:
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb", buffering=0) as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return f"{st.st_size}:{h.hexdigest()}".encode()
 
 
 def raw_log_problem(path: Path) -> str | None:
@@ -118,16 +128,21 @@ def raw_log_problem(path: Path) -> str | None:
     member's CRC is checked (once per file version: see VERIFIED_XATTR), so a truncated,
     overwritten or bit-flipped file is caught."""
     try:
-        st = path.stat()
+        st = path.lstat()
     except (FileNotFoundError, NotADirectoryError):
         return "missing"
     except OSError as e:
         return f"not readable ({e.strerror or e})"
-    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    if not stat.S_ISREG(st.st_mode):            # never follow a link out of the cache
+        return "not a regular file" + (" (a symbolic link)" if stat.S_ISLNK(st.st_mode) else "")
+    # ctime moves on every write (and no one can set it back), so this process trusts
+    # what it checked until the file is touched
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     if key in _verified:
         return None
     with contextlib.suppress(OSError):
-        if os.getxattr(path, VERIFIED_XATTR) == _stamp(st):
+        stamp = os.getxattr(path, VERIFIED_XATTR, follow_symlinks=False)
+        if stamp.startswith(f"{st.st_size}:".encode()) and stamp == _stamp(path, st):
             _verified[key] = True
             return None
     try:
@@ -140,9 +155,10 @@ def raw_log_problem(path: Path) -> str | None:
     # zlib.error: a deflated member overwritten in place fails to decompress before its CRC is read
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as e:
         return f"not a readable .npz ({e})"
-    _verified[key] = True
     with contextlib.suppress(OSError):          # best effort: read-only folders, filesystems without xattrs
-        os.setxattr(path, VERIFIED_XATTR, _stamp(st))
+        os.setxattr(path, VERIFIED_XATTR, _stamp(path, st), follow_symlinks=False)
+        st = path.lstat()                       # the stamp itself moved ctime
+    _verified[(str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)] = True
     return None
 
 
@@ -164,6 +180,20 @@ def is_cached(path: Path) -> bool:
     if problem != "missing":
         discard_corrupt(path, problem)
     return False
+
+
+# ---------------------------------------------------------------- free space
+def ensure_space(folder: Path, need_bytes: int, what: str) -> None:
+    """Refuse to start work whose output cannot fit: one line naming the folder, what it
+    must hold and how much is free (an OSError with ENOSPC, as a full disk gives)."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return                                  # cannot tell: the write itself will say
+    if free < need_bytes:
+        raise OSError(errno.ENOSPC, f"{folder} has {free / 2**20:.1f} MiB free but {what} needs about "
+                                    f"{need_bytes / 2**20:.1f} MiB; nothing was measured: free space "
+                                    f"there or set {CACHE_ENV} to another folder")
 
 
 # ---------------------------------------------------------------- temp files
@@ -188,8 +218,9 @@ def _writer_alive(name: str) -> bool:
 
 
 def temp_folders() -> list[Path]:
-    """Where temp files are written: raw logs, run summaries, calibration records."""
-    return [runs_dir(), cache_dir() / "summaries", cache_dir() / "calibration"]
+    """Where temp files are written: raw logs, run summaries, calibration records, the
+    fidelity benchmark's results."""
+    return [runs_dir(), cache_dir() / "summaries", cache_dir() / "calibration", cache_dir() / "fidelity"]
 
 
 def sweep_temp_files(folders=None, older_than_s: float = 3600.0) -> int:

@@ -19,6 +19,8 @@ def child_env() -> dict:
     env = dict(os.environ)
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                TOKENIZERS_PARALLELISM="false")
+    if env.get(cache.CACHE_ENV):         # the child runs in the repository: a relative folder would move
+        env[cache.CACHE_ENV] = str(cache.cache_dir())
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH")] if p])
     if cache.holds_lock():              # the child measures on our behalf: it must not wait for us
         env[cache.HELD_ENV] = str(cache.lock_path())
@@ -27,14 +29,22 @@ def child_env() -> dict:
     return env
 
 
+class ChildFailed(RuntimeError):
+    """A child process of the engine failed, or ran past its time and was killed."""
+
+
 def engine_child(*args: str, what: str, timeout: float | None = None, env: dict | None = None) -> str:
     """Run `python -m engine <args>` in a fresh process (with `env` added to its
-    environment); its stdout, or a RuntimeError naming `what` failed with the end of its
-    stderr."""
-    proc = subprocess.run([sys.executable, "-m", "engine", *args], env={**child_env(), **(env or {})}, cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
+    environment); its stdout, or a ChildFailed naming `what` failed with the end of its
+    stderr. A child still running after `timeout` seconds is killed (ChildFailed, one line)."""
+    try:
+        proc = subprocess.run([sys.executable, "-m", "engine", *args], env={**child_env(), **(env or {})},
+                              cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ChildFailed(f"{what} was still running after {timeout:.0f} s, far past what it should take, "
+                          f"and was killed; nothing was kept") from None
     if proc.returncode != 0:
-        raise RuntimeError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
+        raise ChildFailed(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
     return proc.stdout
 
 

@@ -8,20 +8,29 @@ from pathlib import Path
 from . import cache
 from .child import engine_child
 from .order import execution_order
-from .spec import RunSpec
+from .spec import RunSpec, check_has_requests
 
 
 def _describe(s: RunSpec) -> str:
     return f"run {s.rung!r} seed {s.seed} @ {s.rate:.2f} req/s, {s.duration:g} s"
 
 
+def check_runnable(spec: RunSpec) -> None:
+    """What can be known wrong about a run before it is measured: a ValueError if it would
+    serve no request, an OSError (ENOSPC) if its log cannot fit in the cache."""
+    check_has_requests(spec.seed, spec.duration, spec.rate, spec.workload)
+    cache.ensure_space(spec.path.parent, spec.expected_log_bytes(), f"the raw log of {_describe(spec)}")
+
+
 def execute_spec(spec: RunSpec) -> Path:
     """Run one spec in a fresh subprocess (unless a usable log is cached) and return the
-    raw log's path. Measures only while holding the cache's measuring lock."""
+    raw log's path. Measures only while holding the cache's measuring lock; a child still
+    running at spec.timeout_s() is killed as hung (ChildFailed, one line)."""
     path = spec.path
     if cache.is_cached(path):
         return path
     cache.ensure_writable(path.parent, why=f"{_describe(spec)} is not cached and must be measured there")
+    check_runnable(spec)
     with cache.measuring(_describe(spec)):
         if cache.is_cached(path):                 # another process measured it while we waited
             return path
@@ -30,7 +39,7 @@ def execute_spec(spec: RunSpec) -> Path:
                      "--rate", repr(float(spec.rate)), "--rate-info", json.dumps(spec.rate_info),
                      "--workload-json", json.dumps(spec.workload.to_dict()),
                      "--schedule-json", json.dumps(spec.schedule),
-                     what=f"run {spec.rung!r} seed {spec.seed}")
+                     what=f"{_describe(spec)}", timeout=spec.timeout_s())
     if not cache.is_cached(path):
         raise RuntimeError(f"run {spec.rung!r} seed {spec.seed} exited cleanly but wrote no usable log at {path}")
     return path
@@ -48,6 +57,10 @@ def ensure_runs(specs: list[RunSpec], progress: bool = True, label: str = "runs"
     if missing:
         cache.ensure_writable(cache.runs_dir(), why=f"{len(missing)} of {len(specs)} runs are not cached "
                                                     f"and must be measured there")
+        for s in missing:                         # every bad run refused before the first is measured
+            check_has_requests(s.seed, s.duration, s.rate, s.workload)
+        cache.ensure_space(cache.runs_dir(), sum(s.expected_log_bytes() for s in missing),
+                           f"the raw logs of {len(missing)} runs")
         from tqdm.auto import tqdm
         with tqdm(total=0, unit="s", disable=not progress, file=sys.stderr,
                   desc=f"{label}: {len(missing)} of {len(specs)} to run",

@@ -9,7 +9,7 @@ from .calibrate import calibrated_rate, checked_rate
 from .execute import ensure_runs, execute_spec
 from .order import blocked_order
 from .profiles import OVERLOAD_FACTOR, Profile, get_profile
-from .spec import check_seeds, RunSpec, resolve_config, validate
+from .spec import check_duration, check_seeds, RunSpec, resolve_config, validate
 from .sweep import sweep_specs
 
 
@@ -31,7 +31,7 @@ def profile_specs(profile: str | Profile | None = None, overload: bool = False, 
     it is run in (engine/runs/order.py)."""
     prof = get_profile(profile)
     seeds = check_seeds(seeds) if seeds is not None else (prof.overload_seeds if overload else prof.seeds)
-    duration = float(duration if duration is not None else prof.duration)
+    duration = check_duration(duration) if duration is not None else prof.duration
     base, info = checked_rate(prof, seeds, duration, rate)
     factor = OVERLOAD_FACTOR if overload else 1.0
     info = {**info, "factor": factor}
@@ -48,7 +48,7 @@ def control_specs(profile: str | Profile | None = None, seeds=None, duration: fl
     from ..controls import CONTROLS, overhead_configs
     prof = get_profile(profile)
     seeds = check_seeds(seeds) if seeds is not None else prof.control_seeds
-    duration = float(duration if duration is not None else prof.control_duration)
+    duration = check_duration(duration) if duration is not None else prof.control_duration
     rate, info = checked_rate(prof, seeds, duration, rate)
     runs = [(c.config, c.workload) for c in CONTROLS] + [(c, Workload()) for c in overhead_configs()]
     return blocked_order([RunSpec(cfg, int(s), duration, round(float(rate), 6), info, "controls", wl)

@@ -18,7 +18,7 @@ from ..serve.config import FORWARDS, RUNGS, rung_config
 from .calibrate import calibrate, checked_rate, load_calibration
 from .order import blocked_order
 from .profiles import Profile, get_profile
-from .spec import check_seeds, RunSpec
+from .spec import check_duration, check_seeds, RunSpec
 
 LEVELS = (0.6, 0.75, 0.85, 0.95, 1.05, 1.2, 1.4)    # fractions of the operating point
 SWEEP_RUNGS = (RUNGS[0], RUNGS[-1])                 # baseline, +admit watermark
@@ -57,7 +57,7 @@ def sweep_specs(profile: str | Profile | None = None, seeds=None, duration: floa
     measured over equal windows, see capacity_scale())."""
     prof = get_profile(profile)
     seeds = check_seeds(seeds) if seeds is not None else prof.sweep_seeds
-    duration = float(duration if duration is not None else prof.sweep_duration)
+    duration = check_duration(duration) if duration is not None else prof.sweep_duration
     base, info = checked_rate(prof, seeds, duration, rate, check_duration=prof.sweep_duration)
     if not levels or any(not 0 < lv for lv in levels):
         raise ValueError(f"load levels must be positive fractions of the operating point, got {levels!r}")

@@ -7,6 +7,7 @@ plus exactly one fix, so any difference between adjacent rungs is that fix.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
 
@@ -18,6 +19,12 @@ INJECTION_KINDS = {
     "preempt": "ms the oldest emitting request is held out after a forced eviction",
     "hog": "ms a CPU-bound process pinned to the engine's core spins",
 }
+# The largest amount of each kind: a control's stall is milliseconds to seconds; past
+# these, a typo (a pause of Infinity ms would busy-wait forever).
+INJECTION_MAX = {"gc": 10_000_000, "pause": 60_000.0, "prefill": 16_384, "preempt": 60_000.0, "hog": 60_000.0}
+# Upper bounds of the integer knobs, far past any run of this engine; past them, a typo.
+KNOB_MAX = {"max_num_seqs": 4096, "token_budget": 1 << 20, "kv_blocks": 10_000_000, "block_size": 4096,
+            "max_model_len": 1 << 20}
 
 
 @dataclass(frozen=True)
@@ -30,10 +37,14 @@ class Injection:
     def __post_init__(self):
         if self.kind not in INJECTION_KINDS:
             raise ValueError(f"unknown injection kind {self.kind!r}; valid kinds: {', '.join(INJECTION_KINDS)}")
-        if int(self.step) != self.step or self.step < 0:
+        if isinstance(self.step, bool) or not isinstance(self.step, (int, float)) or not math.isfinite(self.step) \
+                or int(self.step) != self.step or self.step < 0:
             raise ValueError(f"injection step must be a step index >= 0, got {self.step!r}")
-        if not self.amount >= 0:
-            raise ValueError(f"injection amount must be >= 0, got {self.amount!r}")
+        top = INJECTION_MAX[self.kind]
+        if isinstance(self.amount, bool) or not isinstance(self.amount, (int, float)) \
+                or not (math.isfinite(self.amount) and 0 <= self.amount <= top):
+            raise ValueError(f"injection amount of a {self.kind!r} injection must be a number in "
+                             f"[0, {top:g}] ({INJECTION_KINDS[self.kind]}), got {self.amount!r}")
         object.__setattr__(self, "step", int(self.step))
         object.__setattr__(self, "amount", float(self.amount))
 
@@ -41,9 +52,12 @@ class Injection:
     def coerce(cls, x) -> "Injection":
         if isinstance(x, Injection):
             return x
-        if isinstance(x, dict):
+        if isinstance(x, dict) and set(x) == {"kind", "step", "amount"}:
             return cls(**x)
-        return cls(*x)
+        if isinstance(x, (list, tuple)) and len(x) == 3:
+            return cls(*x)
+        raise ValueError(f"an injection must be {{\"kind\": ..., \"step\": ..., \"amount\": ...}} "
+                         f"or (kind, step, amount), got {x!r}")
 
 
 FORWARDS = ("article", "fast")           # engine/serve/model.py
@@ -73,13 +87,21 @@ class Config:
     def __post_init__(self):
         if self.forward not in FORWARDS:
             raise ValueError(f"forward must be one of {', '.join(FORWARDS)}, got {self.forward!r}")
+        top = KNOB_MAX["max_num_seqs"]
+        if any(isinstance(s, bool) or not isinstance(s, (int, float)) or s != int(s) or not 1 <= s <= top
+               for s in self.capture_sizes):
+            raise ValueError(f"capture_sizes must be whole batch sizes in [1, {top}], "
+                             f"got {list(self.capture_sizes)!r}")
         sizes = tuple(int(s) for s in self.capture_sizes)
         object.__setattr__(self, "capture_sizes", sizes)
         if list(sizes) != sorted(set(sizes)) or (sizes and sizes[0] < 1):
             raise ValueError(f"capture_sizes must be increasing positive sizes, got {sizes}")
         for knob in ("max_num_seqs", "token_budget", "kv_blocks", "block_size", "max_model_len"):
-            if getattr(self, knob) < 1:
-                raise ValueError(f"{knob} must be >= 1, got {getattr(self, knob)}")
+            if not 1 <= getattr(self, knob) <= KNOB_MAX[knob]:
+                raise ValueError(f"{knob} must be in [1, {KNOB_MAX[knob]}], got {getattr(self, knob)}")
+        if not 0 <= self.swap_in_headroom <= self.kv_blocks:
+            raise ValueError(f"swap_in_headroom must be a block count in [0, kv_blocks = {self.kv_blocks}], "
+                             f"got {self.swap_in_headroom}")
         object.__setattr__(self, "injections", tuple(Injection.coerce(i) for i in self.injections))
         if not 0.0 <= self.admit_watermark < 1.0:
             raise ValueError(f"admit_watermark must be in [0, 1), got {self.admit_watermark}")
@@ -104,6 +126,12 @@ class Config:
                   str: isinstance(v, str), tuple: isinstance(v, (list, tuple))}[want]
             if not ok:
                 raise ValueError(f"Config field {k!r} must be {want.__name__}, got {v!r}")
+        # JSON has no tuples: a list's items are checked here, not coerced later
+        if any(isinstance(s, bool) or not isinstance(s, int) for s in d.get("capture_sizes", ())):
+            raise ValueError(f"Config field 'capture_sizes' must be a list of integers, got {d['capture_sizes']!r}")
+        if any(not isinstance(i, dict) for i in d.get("injections", ())):
+            raise ValueError(f"Config field 'injections' must be a list of objects "
+                             f"{{\"kind\": ..., \"step\": ..., \"amount\": ...}}, got {d['injections']!r}")
         return cls(**d)
 
 
