@@ -70,25 +70,25 @@ def test_claims_about_mechanisms_that_never_fired_are_not_testable():
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["watermark_preempt", "held"] is None
     assert report.verdict(table, "graphs48") == (
-        "not testable (a decode step off the captured path occurred in none of the 3 runs of +compact history)")
+        "was not testable (a decode step off the captured path occurred in none of the 3 runs of +compact history)")
     assert report.verdict(table, "watermark_preempt") == (
-        "not testable (preemption occurred in none of the 3 runs of +tokenize off-loop)")
+        "was not testable (preemption occurred in none of the 3 runs of +tokenize off-loop)")
     assert report.verdict(table, "p999_end") == "held"
-    assert report.verdicts(table)["graphs48"] == report.verdict(table, "graphs48")
+    assert "was " + report.verdicts(table)["graphs48"] == report.verdict(table, "graphs48")
 
 
 def test_a_missing_rung_is_named_as_the_reason():
     runs = [r for r in article_like() if r["rung"] != "+graphs to 48"]
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["budget", "held"] is None
-    assert report.verdict(table, "graphs48") == "not testable (the rung +graphs to 48 is not in this build)"
+    assert report.verdict(table, "graphs48") == "was not testable (the rung +graphs to 48 is not in this build)"
     assert table.loc["p999_end", "reason"] == ""
 
 
 def test_verdict_word_reads_as_a_predicate():
     assert report.verdict_word(True) == "held" and report.verdict_word(False) == "did not hold"
-    assert report.verdict_word(None) == "not testable"
-    assert report.verdict_word(float("nan"), "no runs") == "not testable (no runs)"
+    assert report.verdict_word(None) == "was not testable"
+    assert report.verdict_word(float("nan"), "no runs") == "was not testable (no runs)"
 
 
 def test_counts_and_failed_claims_by_name():
@@ -130,7 +130,7 @@ def test_graph_findings_cannot_be_tested_when_nothing_fell_off_the_captured_path
     for key in ("graph_tail", "graph_body"):
         assert table.loc[key, "held"] is None
         assert report.verdict(table, key) == (
-            "not testable (a decode step off the captured path occurred in none of the 3 baseline runs)")
+            "was not testable (a decode step off the captured path occurred in none of the 3 baseline runs)")
     held = report.findings(article_like())
     assert held.loc["graph_tail", "held"] is True and held.loc["graph_body", "held"] is True
 
@@ -143,7 +143,7 @@ def test_a_mechanism_that_never_fired_is_not_a_failed_reproduction():
     table = report.findings(runs)
     assert table.loc["preempt_majority", "verdict"] == "not testable"
     assert report.verdict(table, "preempt_majority") == (
-        "not testable (preemption occurred in none of the 2 baseline runs)")
+        "was not testable (preemption occurred in none of the 2 baseline runs)")
     assert table.loc["watermark_ttft", "verdict"] == "not testable"
     assert "did not hold" not in report.verdict(table, "watermark_ttft")
 
@@ -152,7 +152,7 @@ def test_a_mechanism_that_fired_in_too_few_runs_says_how_many():
     runs = article_like()
     runs = [{**r, "preemptions": 0} if r["rung"] == "baseline" and r["seed"] != 1 else r for r in runs]
     assert report.verdict(report.findings(runs), "preempt_majority") == (
-        "not testable (preemption occurred in 1 of the 3 baseline runs; the criterion needs 2)")
+        "was not testable (preemption occurred in 1 of the 3 baseline runs; the criterion needs 2)")
 
 
 def test_count_and_time_disagree_is_a_finding_both_ways():

@@ -136,7 +136,8 @@ def _ttft_runs(budget_after, watermark_after, seeds=(1, 2)):
 
 def test_ttft_cost_both_ways():
     s = fix_costs.ttft_cost_sentence(_ttft_runs(150.0, 900.0), ORDER)
-    assert "smaller token budget moved TTFT p50 100 ms -> 150 ms (it rose in 2 of 2 paired run(s))" in s
+    assert ("smaller token budget moved TTFT p50 100 ms -> 150 ms (it rose in 2 of 2 paired run(s); "
+            "paired verdict: cannot be judged with 2 seeds)") in s
     assert s.endswith("both made the first token later in every run, as in the article.")
     assert "neither made the first token later" in fix_costs.ttft_cost_sentence(_ttft_runs(90.0, 80.0), ORDER)
     assert "only the admission watermark made" in fix_costs.ttft_cost_sentence(_ttft_runs(90.0, 900.0), ORDER)

@@ -24,7 +24,7 @@ from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAS
 from .select import rung_rows as _rung
 from .tables import summaries_frame
 from .text import ms as _ms, pct as _pct, span as _span
-from .verdicts import UNTESTABLE, fired_reason, finding_text, finding_word
+from .verdicts import UNTESTABLE, finding_predicate, finding_text, finding_word, fired_reason
 
 
 @dataclass(frozen=True)
@@ -346,22 +346,25 @@ def _is_none(held) -> bool:
 
 
 def verdict_word(held, reason: str = "") -> str:
-    """'held', 'did not hold' or 'not testable (<reason>)': the predicate of a sentence
-    whose subject is the finding ("This finding ...")."""
-    return finding_text(held, reason)
+    """'held', 'did not hold' or 'was not testable (<reason>)': the predicate of a
+    sentence whose subject is the finding ("This finding ...")."""
+    return finding_predicate(held, reason)
 
 
 def verdict(found: pd.DataFrame, key: str) -> str:
-    """The verdict of one row of findings(), as its table states it."""
-    if "verdict text" in found.columns:
-        return found.loc[key, "verdict text"]
+    """The verdict of one row of findings(), as the predicate of a sentence about it."""
     reason = found.loc[key, "reason"] if "reason" in found.columns else ""
     return verdict_word(found.loc[key, "held"], reason if isinstance(reason, str) else "")
 
 
 def verdicts(found: pd.DataFrame) -> pd.Series:
-    """verdict() for every row, for a table column."""
-    return pd.Series([verdict(found, k) for k in found.index], index=found.index, dtype=object)
+    """Every row's verdict as the table states it: 'held', 'did not hold', 'not testable
+    (<reason>)'."""
+    if "verdict text" in found.columns:
+        return found["verdict text"].astype(object)
+    reasons = found["reason"] if "reason" in found.columns else pd.Series("", index=found.index)
+    return pd.Series([finding_text(h, r if isinstance(r, str) else "") for h, r in zip(found["held"], reasons)],
+                     index=found.index, dtype=object)
 
 
 def _words(found: pd.DataFrame) -> list[str]:

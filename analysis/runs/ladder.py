@@ -6,6 +6,7 @@ import pandas as pd
 
 from . import article as A
 from .paired import step_name, verdict_phrase, verdict_row
+from .verdicts import could_detect, paired_reason, unjudged
 from .rungs import (ADMIT_WATERMARK, BASELINE, BUDGET_256, COMPACT_HISTORY, GC_FREEZE, GRAPHS_48,
                     TOKENIZE_OFF_LOOP)
 from .select import runs_of
@@ -138,6 +139,9 @@ def ttft_cost_sentence(verdicts: pd.DataFrame, before: str, after: str) -> str:
     judged = f"; on run-level evidence the step {verdict_phrase(row)}"
     if n < 2:
         return f"{facts}: one seed cannot show whether the cost landed on the time to first token."
+    if not could_detect(row):          # no sentence concludes "no cost" (or a cost) from a blind test
+        return (f"{facts}: whether the cost landed on the time to first token {unjudged(n)} "
+                f"({row['why'] or paired_reason(row)}).")
     if k == n:
         return f"{facts}: the cost landed on the time to first token{judged}."
     if k == 0:

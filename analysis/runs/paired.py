@@ -13,7 +13,7 @@ import pandas as pd
 
 from .signflip import ALPHA, VERDICTS, min_p, seeds_needed, sign_flip, verdict
 from .tables import METRIC_NAMES
-from .verdicts import NO_CHANGE, UNJUDGED, interval_text, paired_reason, paired_word
+from .verdicts import NO_CHANGE, UNJUDGED, interval_text, paired_reason, paired_word, unjudged
 
 METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max", "ttft_p50")
 END_TO_END = "end to end"

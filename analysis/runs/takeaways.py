@@ -17,6 +17,7 @@ import pandas as pd
 from ..core.schemes import CAUSES
 from ..engine_link import RUNGS
 from . import article as A
+from . import findings as F
 from .causes import CAUSE_FIX, GONE_SHARE, band_text, cause_bands
 from .headline import count_time_split
 from .paired import paired_change, verdict_phrase
@@ -282,7 +283,7 @@ def cost_finding_sentence(found: pd.DataFrame, key: str = "watermark_ttft") -> s
     it (the same words as the summary's and the report's)."""
     if key not in found.index:
         return ""
-    return f'The article\'s finding "{found.loc[key, "claim"]}" {found.loc[key, "verdict text"]} here.'
+    return f'The article\'s finding "{found.loc[key, "claim"]}" {F.verdict(found, key)} here.'
 
 
 def removed_sentence(frame: pd.DataFrame) -> str:

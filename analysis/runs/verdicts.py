@@ -57,6 +57,13 @@ def finding_text(held, reason: str = "") -> str:
     return f"{word} ({reason})" if word == UNTESTABLE and reason else word
 
 
+def finding_predicate(held, reason: str = "") -> str:
+    """The verdict as the predicate of a sentence whose subject is the finding: 'held',
+    'did not hold', 'was not testable (<why>)'."""
+    text = finding_text(held, reason)
+    return "was " + text if text.startswith(UNTESTABLE) else text
+
+
 def lead(word: str) -> str:
     """'Held here', 'Did not hold here', 'Not testable here' for a finding's verdict word."""
     return LEADS[UNJUDGED if word.startswith(UNJUDGED) else word]
