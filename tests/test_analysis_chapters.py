@@ -122,3 +122,22 @@ def test_per_run_results_are_computed_once_and_read_back_alike(tmp_path, monkeyp
     log.write_bytes(b"the run made again")          # same name, another log
     summaries.per_run_cached(log, "thing", compute)
     assert calls == [1, 1, 1]
+
+
+def test_a_positive_control_that_recovers_more_than_was_injected_fails_too():
+    # 101.4% passed the old one-sided bound (>= 95%); 106% counts 6% of time twice
+    assert control_scores.within(1.014, 0.95) and not control_scores.within(1.06, 0.95)
+    assert not control_scores.within(0.94, 0.95) and not control_scores.within(float("nan"), 0.95)
+    assert control_scores.worst([0.99, 1.07, 0.97]) == 1.07
+    pos = pd.DataFrame({"kind": ["gc", "hog"], "worst, article scheme": [1.08, np.nan], "bound": [0.95, 0.9]})
+    assert not control_scores.article_scheme_holds(pos)
+    rows = pd.DataFrame({"kind": ["gc", "gc"], "label": ["gc", "gc"], "injected_ms": [100.0, 100.0],
+                         "recovered_ms": [99.0, 107.0], "recovered": [0.99, 1.07],
+                         "article_recovered": [0.99, 1.07], "bound": [0.95, 0.95]})
+    summary = control_scores.positive_summary(rows)
+    assert summary.loc[0, "worst recovered"] == 1.07 and summary.loc[0, "verdict"] == "FAIL"
+
+
+def test_no_steal_time_does_not_clear_the_hypervisor():
+    s = sixth_pile.steal_sentence({"steal_s": 0.0, "steal_share": 0.0})
+    assert "was not the hypervisor" not in s and "not every hypervisor" in s

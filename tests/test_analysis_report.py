@@ -70,24 +70,25 @@ def test_claims_about_mechanisms_that_never_fired_are_not_testable():
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["watermark_preempt", "held"] is None
     assert report.verdict(table, "graphs48") == (
-        "could not be tested (no step ran off the captured path on the rung before)")
-    assert "no request was preempted" in report.verdict(table, "watermark_preempt")
+        "was not testable (a decode step off the captured path occurred in none of the 3 runs of +compact history)")
+    assert report.verdict(table, "watermark_preempt") == (
+        "was not testable (preemption occurred in none of the 3 runs of +tokenize off-loop)")
     assert report.verdict(table, "p999_end") == "held"
-    assert report.verdicts(table)["graphs48"] == report.verdict(table, "graphs48")
+    assert "was " + report.verdicts(table)["graphs48"] == report.verdict(table, "graphs48")
 
 
 def test_a_missing_rung_is_named_as_the_reason():
     runs = [r for r in article_like() if r["rung"] != "+graphs to 48"]
     table = report.findings(runs)
     assert table.loc["graphs48", "held"] is None and table.loc["budget", "held"] is None
-    assert report.verdict(table, "graphs48") == "could not be tested (the rung +graphs to 48 is not in this build)"
+    assert report.verdict(table, "graphs48") == "was not testable (the rung +graphs to 48 is not in this build)"
     assert table.loc["p999_end", "reason"] == ""
 
 
 def test_verdict_word_reads_as_a_predicate():
     assert report.verdict_word(True) == "held" and report.verdict_word(False) == "did not hold"
-    assert report.verdict_word(None) == "could not be tested"
-    assert report.verdict_word(float("nan"), "no runs") == "could not be tested (no runs)"
+    assert report.verdict_word(None) == "was not testable"
+    assert report.verdict_word(float("nan"), "no runs") == "was not testable (no runs)"
 
 
 def test_counts_and_failed_claims_by_name():
@@ -100,9 +101,13 @@ def test_counts_and_failed_claims_by_name():
     assert s == "The ones that did not: \"the watermark's cost is time to first token\"."
     assert "watermark_ttft" not in s
     assert report.failed_sentence(report.findings(article_like())).startswith("None did not hold")
+    assert report.failed_sentence(report.findings(article_like())).endswith("held.")
     idle = report.findings([{**r, "eager_steps": 0, "preemptions": 0} for r in article_like()])
-    # nothing ran eager and nothing was preempted: graphs48, watermark_preempt and both graph findings
-    assert report.verdict_counts(idle)["n_untestable"] == 4
+    # nothing ran eager and nothing was preempted: graphs48, both graph findings, and the three
+    # about preemption (its share of the tail, the watermark ending it, the watermark's cost)
+    assert report.verdict_counts(idle)["n_untestable"] == 6
+    assert set(idle.index[idle["verdict"] == "not testable"]) == {
+        "graphs48", "graph_tail", "graph_body", "preempt_majority", "watermark_preempt", "watermark_ttft"}
 
 
 def test_what_the_article_measured_is_quoted_from_its_figures():
@@ -124,6 +129,47 @@ def test_graph_findings_cannot_be_tested_when_nothing_fell_off_the_captured_path
     table = report.findings(runs)
     for key in ("graph_tail", "graph_body"):
         assert table.loc[key, "held"] is None
-        assert report.verdict(table, key) == "could not be tested (no baseline decode step ran off the captured path)"
+        assert report.verdict(table, key) == (
+            "was not testable (a decode step off the captured path occurred in none of the 3 baseline runs)")
     held = report.findings(article_like())
     assert held.loc["graph_tail", "held"] is True and held.loc["graph_body", "held"] is True
+
+
+def test_a_mechanism_that_never_fired_is_not_a_failed_reproduction():
+    # no preemption anywhere: "preemption holds most baseline tail time" and the watermark's
+    # TTFT cost were scored "did not hold" although nothing was there to hold
+    runs = [{**r, "preemptions": 0, "tail_share": {**r["tail_share"], "preempt": 0.0}} for r in article_like((1, 2))]
+    runs = [{**r, "ttft_p50": 90.0} if r["rung"] == "+admit watermark" else r for r in runs]
+    table = report.findings(runs)
+    assert table.loc["preempt_majority", "verdict"] == "not testable"
+    assert report.verdict(table, "preempt_majority") == (
+        "was not testable (preemption occurred in none of the 2 baseline runs)")
+    assert table.loc["watermark_ttft", "verdict"] == "not testable"
+    assert "did not hold" not in report.verdict(table, "watermark_ttft")
+
+
+def test_a_mechanism_that_fired_in_too_few_runs_says_how_many():
+    runs = article_like()
+    runs = [{**r, "preemptions": 0} if r["rung"] == "baseline" and r["seed"] != 1 else r for r in runs]
+    assert report.verdict(report.findings(runs), "preempt_majority") == (
+        "was not testable (preemption occurred in 1 of the 3 baseline runs; the criterion needs 2)")
+
+
+def test_count_and_time_disagree_is_a_finding_both_ways():
+    table = report.findings(article_like())
+    assert table.loc["count_time", "verdict"] == "held"
+    assert table.loc["count_time", "this build"] == "leaders differ in 3 of 3 runs (prefill by count, preempt by time)"
+    agree = [{**r, "tail_share": {**r["tail_share"], "prefill": 0.8, "preempt": 0.1}} if r["rung"] == "baseline" else r
+             for r in article_like()]
+    assert report.findings(agree).loc["count_time", "verdict"] == "did not hold"
+    from analysis.runs.article import MEASURED
+    assert MEASURED["count_time"] == "leaders differ in 4 of 5 runs (prefill by count, preempt by time)"
+
+
+def test_a_graph_share_of_nothing_does_not_print_as_zero_point_zero_percent():
+    runs = [fake("baseline", r["seed"], all_share={"graph": 0.0}, tail_share={"graph": 0.0}, eager_steps=0)
+            if r["rung"] == "baseline" else r for r in article_like()]
+    assert "0.0% of all gap time vs 0.0% of tail time" not in report.findings(runs).loc["graph_body", "this build"]
+    small = [fake("baseline", r["seed"], all_share={"graph": 0.00004}, tail_share={"graph": 0.0})
+             if r["rung"] == "baseline" else r for r in article_like()]
+    assert report.findings(small).loc["graph_body", "this build"] == "0.004% of all gap time vs 0.0% of tail time"

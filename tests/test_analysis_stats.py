@@ -236,11 +236,25 @@ def test_ladder_respects_given_rungs_and_refuses_duplicate_runs():
 
 def test_verdict_phrases():
     base = {"metric": "itl_p99", "agree": "5/5", "direction": "down", "median_before": 47.0,
-            "median_after": 27.8, "p": 0.0625}
+            "median_after": 27.8, "p": 0.0625, "n": 6, "lo": 0.9, "hi": 1.1, "level": 0.96875}
     assert verdict_phrase(base | {"verdict": "established"}) == "moved p99 down (established)"
-    assert verdict_phrase(base | {"verdict": "no change", "metric": "itl_p999"}) == "showed no detectable change in p99.9"
+    assert verdict_phrase(base | {"verdict": "no change", "metric": "itl_p999"}) == (
+        "showed no detectable change in p99.9 ([0.90-1.10], 97% interval)")
     assert verdict_phrase(base | {"verdict": "suggestive"}, detail=True) == \
         "moved p99 down (suggestive: 5/5 seeds down, median 47 -> 27.8, p = 0.062)"
+
+
+def test_no_change_is_said_only_by_a_comparison_that_could_have_detected_one():
+    base = {"metric": "itl_max", "agree": "2/2", "direction": "down", "median_before": 305.0,
+            "median_after": 13.3, "p": 0.5, "n": 2, "lo": 0.04, "hi": 0.05, "level": 0.5, "verdict": "no change"}
+    # two seeds: the smallest p is 0.5, so "no detectable change in max (305 -> 13.3)" was a test
+    # that could not have detected one
+    s = verdict_phrase(base)
+    assert "no detectable change" not in s
+    assert s == "could not judge max (cannot be judged with 2 seeds: the smallest p-value 2 seeds can reach is 0.5)"
+    wide = base | {"n": 6, "p": 0.2, "lo": 0.3, "hi": 1.4, "level": 0.96875}
+    assert verdict_phrase(wide).startswith("could not judge max (cannot be judged with 6 seeds: its interval "
+                                           "[0.30-1.40], 97% interval admits a halving or a doubling")
 
 
 # --- sample-size view ---------------------------------------------------------------------

@@ -135,6 +135,17 @@ def test_ttft_cost_sentence_every_way():
     assert "rose in 1 of 1" in single and "(median 12.0 ms -> 12.3 ms)" in single and "one seed cannot show" in single
 
 
+def test_ttft_cost_sentence_concludes_nothing_from_seeds_that_could_not_detect_a_cost():
+    runs = []
+    for seed, after in zip((1, 2), (90.0, 80.0)):
+        runs += [fake(TOKENIZE_OFF_LOOP, seed, ttft_p50=100.0), fake(ADMIT_WATERMARK, seed, ttft_p50=after)]
+    two = paired.ladder_verdicts(runs, rungs=[TOKENIZE_OFF_LOOP, ADMIT_WATERMARK])
+    s = ladder.ttft_cost_sentence(two, TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
+    assert "no cost" not in s and "rose in 0 of 2" in s
+    assert s.endswith("whether the cost landed on the time to first token cannot be judged with 2 seeds "
+                      "(the smallest p-value 2 seeds can reach is 0.5).")
+
+
 def test_tail_evidence_and_worker_sentences():
     runs = [fake(FIRST, 1, gaps=114000), fake(ADMIT_WATERMARK, 1, gaps=116000), fake(GC_FREEZE, 1, gaps=10)]
     s = ladder.tail_evidence_sentence(runs, 60.0)
@@ -152,7 +163,7 @@ def test_chance_verdicts_follow_the_number_of_seeds():
     s = paired.chance_sentence(five)
     assert "35 comparisons, about 2.2 chance verdicts" in s
     three = paired.ladder_verdicts(article_like(), rungs=RUNGS)
-    assert "none of the 35 comparisons can reach" in paired.chance_sentence(three)
+    assert "none of the 35 comparisons can detect a change" in paired.chance_sentence(three)
 
 
 # ---------------------------------------------------------------- checking, partition, instrument

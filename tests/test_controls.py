@@ -141,8 +141,10 @@ def test_slow_step_accounting_sees_the_hog(control_logs):
 ])
 def test_sixth_pile_answer_follows_the_numbers(off, runq, word):
     from analysis.instrument.sixth_pile import answer
-    words = answer({"slow_steps": 10, "offcpu_share": off, "runq_share_of_offcpu": runq})
+    words = answer({"slow_steps": 40, "excess_ms": 500.0, "offcpu_share": off, "runq_share_of_offcpu": runq})
     assert word in words["where"] + words["how"]
     assert words["how"].endswith(".")
+    few = answer({"slow_steps": 5, "excess_ms": 6.0, "offcpu_share": off, "runq_share_of_offcpu": runq})
+    assert few["where"].startswith("too few to say what they were: 5 slow step(s) with 6 ms") and few["how"] == ""
     assert "absent" in answer({"slow_steps": 0, "offcpu_share": float("nan"),
                                "runq_share_of_offcpu": float("nan")})["where"]

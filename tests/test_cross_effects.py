@@ -41,13 +41,30 @@ def _watermark(prefill_after, seeds=(1, 2, 3)):
 
 
 def test_a_fix_that_leaves_the_others_within_the_spread():
-    eff = X.fix_effects(_watermark(101.0), ORDER)
+    eff = X.fix_effects(_watermark(101.0, seeds=(1, 2, 3, 4, 5)), ORDER)
     row = eff[(eff["fix"] == "+admit watermark") & (eff["cause"] == "prefill")].iloc[0]
     assert row["moved"] is False
     target = eff[(eff["fix"] == "+admit watermark") & (eff["cause"] == "preempt")].iloc[0]
     assert target["moved"] is True
+    assert row["judged"] == "no change detected" and target["judged"] == "moved"
     s = X.others_sentence(eff)
     assert s.startswith("Each fix left the tail time of the causes it does not target within")
+
+
+def test_a_comparison_that_could_not_see_its_own_target_drop_concludes_nothing():
+    # two seeds, one of which had almost no GC time: the target's 99.96% drop reads "within
+    # spread", so "a fix did nothing measurable for the others" would rest on a blind test
+    vals = {("+gc.freeze", 1): {"gc": 2622.0, "prefill": 100.0}, ("+gc.freeze", 2): {"gc": 0.5, "prefill": 90.0},
+            ("+compact history", 1): {"gc": 1.0, "prefill": 101.0},
+            ("+compact history", 2): {"gc": 0.4, "prefill": 91.0}}
+    eff = X.fix_effects(_times(vals), ORDER)
+    gc = eff[eff["cause"] == "gc"].iloc[0]
+    assert gc["moved"] is False and gc["judged"] == "cannot be judged with 2 seeds"
+    s = X.others_sentence(eff)
+    assert "did nothing measurable" not in s and "could not have shown it" in s
+    assert "gc at +compact history, 1311.2 -> 0.7 ms per minute" in s
+    assert "cannot be judged with 2 seeds" in X.effects_cells(eff).loc[("+compact history", "gc (its target)"),
+                                                                        "moved?"]
 
 
 def test_a_fix_that_moves_another_cause_is_named():
@@ -86,18 +103,24 @@ def test_shares_that_shift_only_because_they_are_relative():
 
 
 def test_effects_cells_marks_the_target():
-    cells = X.effects_cells(X.fix_effects(_watermark(101.0), ORDER))
+    cells = X.effects_cells(X.fix_effects(_watermark(101.0, seeds=(1, 2, 3, 4, 5)), ORDER))
     assert cells.loc[("+admit watermark", "preempt (its target)"), "moved?"] == "moved"
     assert cells.loc[("+admit watermark", "prefill"), "moved?"] == "within spread (every seed up)"
+    three = X.effects_cells(X.fix_effects(_watermark(101.0), ORDER))
+    assert three.loc[("+admit watermark", "prefill"), "moved?"] == (
+        "within spread (every seed up); cannot be judged with 3 seeds")
 
 
 def test_a_target_that_fell_in_every_seed_within_the_spread_says_so():
     vals = {}
-    for i, s in enumerate((1, 2, 3)):                       # one seed's level far above the others'
-        vals[("+tokenize off-loop", s)] = {"preempt": (20.0, 600.0, 900.0)[i], "prefill": 100.0}
+    for i, s in enumerate((1, 2, 3, 4, 5)):                 # one seed's level far above the others'
+        vals[("+tokenize off-loop", s)] = {"preempt": (20.0, 600.0, 900.0, 700.0, 650.0)[i], "prefill": 100.0}
         vals[("+admit watermark", s)] = {"preempt": 1.0, "prefill": 100.0 + (i - 1)}
     cells = X.effects_cells(X.fix_effects(_times(vals), ORDER))
-    assert cells.loc[("+admit watermark", "preempt (its target)"), "moved?"] == "within spread (every seed down)"
+    # the spread (880) exceeds the target's whole median time (650): even its vanishing would
+    # not pass, so the cell says the comparison could not judge it
+    assert cells.loc[("+admit watermark", "preempt (its target)"), "moved?"] == (
+        "within spread (every seed down); cannot be judged with 5 seeds")
     assert cells.loc[("+admit watermark", "prefill"), "moved?"] == "within spread"    # seeds disagree
 
 
@@ -113,7 +136,8 @@ def _ttft_runs(budget_after, watermark_after, seeds=(1, 2)):
 
 def test_ttft_cost_both_ways():
     s = fix_costs.ttft_cost_sentence(_ttft_runs(150.0, 900.0), ORDER)
-    assert "smaller token budget moved TTFT p50 100 ms -> 150 ms (it rose in 2 of 2 paired run(s))" in s
+    assert ("smaller token budget moved TTFT p50 100 ms -> 150 ms (it rose in 2 of 2 paired run(s); "
+            "paired verdict: cannot be judged with 2 seeds)") in s
     assert s.endswith("both made the first token later in every run, as in the article.")
     assert "neither made the first token later" in fix_costs.ttft_cost_sentence(_ttft_runs(90.0, 80.0), ORDER)
     assert "only the admission watermark made" in fix_costs.ttft_cost_sentence(_ttft_runs(90.0, 900.0), ORDER)

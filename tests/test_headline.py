@@ -20,6 +20,18 @@ def test_lead_in_says_the_verdict_first():
     assert headline.lead_in(found, "c").startswith("Not testable here:")
 
 
+def test_a_heading_over_several_findings_never_contradicts_its_body():
+    index = ["p999_end", "max_end", "p50_flat"]
+    claims = ["the ladder collapses p99.9", "the ladder collapses the worst gap", "the median ITL barely moves"]
+    found = pd.DataFrame({"claim": claims, "verdict": ["did not hold", "held", "did not hold"]}, index=index)
+    lead = headline.group_lead(found, index)
+    assert not lead.startswith("Did not hold here")        # the old lead named only the first
+    assert lead == ("Mixed here: the ladder collapses p99.9 (did not hold); the ladder collapses the worst gap "
+                    "(held); the median ITL barely moves (did not hold).")
+    same = found.assign(verdict="held")
+    assert headline.group_lead(same, index).startswith("Held here: the ladder collapses p99.9; ")
+
+
 def test_count_and_time_split_both_ways():
     runs = [_run(1, {"prefill": 700, "preempt": 50}, {"prefill": 0.2, "preempt": 0.7}),
             _run(2, {"prefill": 700, "preempt": 50}, {"prefill": 0.6, "preempt": 0.2})]

@@ -9,10 +9,13 @@ RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget
          "+tokenize off-loop", "+admit watermark"]
 
 
-def _run(rung, seed, p999, ttft_ms=8000.0, tokens=30000, duration=20.0, preempt=0.8):
+MEAN_OUT = 300.0      # mean output tokens per request: rate 5 req/s offers 1500 tokens/s
+
+
+def _run(rung, seed, p999, ttft_ms=8000.0, rate=5.0, duration=20.0, preempt=0.8):
     shares = {k: 0.0 for k in LABELS}
     shares.update(preempt=preempt, kernel=1 - preempt)
-    return {"rung": rung, "seed": seed, "itl_p999": p999, "ttft_p50": ttft_ms, "tokens": tokens,
+    return {"rung": rung, "seed": seed, "itl_p999": p999, "ttft_p50": ttft_ms, "rate": rate,
             "duration": duration, "tail_share": shares}
 
 
@@ -25,7 +28,7 @@ FLAT_THEN_WATERMARK = [1000, 900, 800, 1100, 700, 1000, 60]
 
 def test_past_capacity_and_only_the_watermark_moved():
     runs = ladder(FLAT_THEN_WATERMARK)
-    cap = overload.past_capacity(runs, capacity_tokens_per_s=1000.0)
+    cap = overload.past_capacity(runs, capacity_tokens_per_s=1000.0, mean_out=MEAN_OUT)
     assert cap["past"].all() and not cap["drained"].any()
     assert cap["offered_load"].tolist() == [1.5, 1.5]
     movers = overload.tail_movers(runs)
@@ -38,8 +41,8 @@ def test_past_capacity_and_only_the_watermark_moved():
 
 
 def test_a_draining_queue_is_not_past_capacity():
-    runs = ladder(FLAT_THEN_WATERMARK, ttft_ms=300.0, tokens=10000)
-    cap = overload.past_capacity(runs, capacity_tokens_per_s=1000.0)
+    runs = ladder(FLAT_THEN_WATERMARK, ttft_ms=300.0, rate=5.0 / 3)
+    cap = overload.past_capacity(runs, capacity_tokens_per_s=1000.0, mean_out=MEAN_OUT)
     assert not cap["past"].any()
     s = overload.overload_sentence(cap, overload.tail_movers(runs))
     assert s.startswith("These runs were not clearly past capacity: 2 of 2 baseline run(s)")
@@ -47,8 +50,8 @@ def test_a_draining_queue_is_not_past_capacity():
 
 
 def test_offered_load_alone_is_not_past_capacity_and_is_unknown_without_capacity():
-    runs = ladder(FLAT_THEN_WATERMARK, ttft_ms=300.0, tokens=30000)
-    cap = overload.past_capacity(runs, 1000.0)
+    runs = ladder(FLAT_THEN_WATERMARK, ttft_ms=300.0, rate=5.0)
+    cap = overload.past_capacity(runs, 1000.0, mean_out=MEAN_OUT)
     assert not cap["past"].any() and (cap["offered_load"] > 1).all()
     s = overload.overload_sentence(cap, overload.tail_movers(runs))
     assert "median time to first token 300 ms" in s and "offered work 1.50 times the measured capacity" in s
@@ -96,3 +99,18 @@ def test_rate_sentence_says_calibrated_only_when_it_was():
     assert "this machine's calibrated rate of 5.20 req/s" in s and "(10 / 6.5 req/s)" in s
     g = overload.rate_sentence(8.0, 5.2, 10 / 6.5, "given")
     assert "calibrated rate" not in g and "the rate given to this chapter" in g
+
+
+def test_offered_load_is_rate_times_mean_output_over_the_measured_capacity():
+    # the sidebar read 1.40 where 12.14 req/s x 287 tokens / 2,833 tokens/s is 1.23: one function now
+    from analysis.runs.load import offered_load
+    assert round(offered_load(12.14, 2833.0, 287.0), 2) == 1.23
+    cap = overload.past_capacity(ladder(FLAT_THEN_WATERMARK, rate=12.14), 2833.0, mean_out=287.0)
+    assert cap["offered_load"].round(2).tolist() == [1.23, 1.23]
+    assert math.isnan(offered_load(12.14, None, 287.0))
+
+
+def test_a_time_to_first_token_in_milliseconds_does_not_print_as_zero_seconds():
+    assert overload.seconds_span([32.0, 48.0]) == "32 ms-48 ms"
+    assert overload.seconds_span([2100.0, 17000.0]) == "2.1 s-17.0 s"
+    assert "0.0" not in overload.seconds_span([32.0, 32.0])

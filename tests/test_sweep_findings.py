@@ -48,8 +48,18 @@ def test_loads_at_which_each_finding_holds():
     assert _row_of(t, "the ladder collapses the worst gap")["held at"] == "none"
     drains = _row_of(t, "the baseline's queue drains")
     assert drains["held at"] == "0.6x, 1x" and drains["did not hold at"] == "1.4x"
-    idle = _row_of(t, "the admission watermark nearly ends preemption")
+    idle = _row_of(t, "all six fixes together nearly end preemption (baseline vs last rung)")
     assert idle["not testable at"] == "0.6x" and idle["held at"] == "1x, 1.4x"   # nothing to prevent at 0.6x
+
+
+def test_the_sweep_does_not_judge_the_watermark_alone_under_the_watermarks_name():
+    # the sweep runs the baseline and the last rung only: its TTFT row compares all six fixes,
+    # so it must not carry the report's "the watermark's cost is time to first token"
+    from analysis.runs.findings import FINDINGS
+    claims = set(S.load_findings(frame())["claim"])
+    watermark_only = {f.claim for f in FINDINGS if f.key.startswith("watermark_")}
+    assert not claims & watermark_only
+    assert "all six fixes together raise time to first token (baseline vs last rung)" in claims
 
 
 def test_each_forward_gets_its_own_rows():

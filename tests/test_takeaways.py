@@ -88,7 +88,8 @@ def test_fix_effects_are_the_ladder_chapters_verdicts():
         assert e.loc[("preempt", key), "verdict"] == paired.verdict_row(v, step, key)["verdict"]
     assert e.loc[("preempt", "itl_max"), "phrase"] == "moved max down (established)"
     assert e.loc[("preempt", "ttft_p50"), "phrase"] == "moved TTFT p50 up (established)"
-    assert e.loc[("preempt", "tok_per_s"), "phrase"] == "showed no detectable change in throughput"
+    assert e.loc[("preempt", "tok_per_s"), "phrase"] == (
+        "showed no detectable change in throughput ([1.00-1.00], 97% interval)")
     missing = T.fix_effects(ladder(drop=(ADMIT_WATERMARK,))).set_index(["cause", "key"])
     assert missing.loc[("preempt", "itl_max"), "verdict"] == T.MISSING
     assert missing.loc[("prefill", "itl_p99"), "verdict"] == "established"   # 37 -> 30 ms
@@ -139,7 +140,16 @@ def test_costs_sentence_both_ways():
         "Fixes that cost something here, by the paired runs: preemption's fix moved TTFT p50 up (established).")
     free = T.fix_effects(ladder(watermark={"ttft_p50": 100.0}))
     assert T.costs_sentence(free).startswith("No fix had a cost the paired runs detect")
-    assert T.costs_sentence(T.fix_effects(ladder(seeds=(1,)))).startswith("No fix's cost could be judged")
+    assert T.costs_sentence(T.fix_effects(ladder(seeds=(1,)))).startswith("No fix's cost can be judged here")
+
+
+def test_no_cost_is_not_concluded_from_seeds_that_could_not_detect_one():
+    # two seeds: the smallest paired p is 0.5, so "no fix had a cost the paired runs detect"
+    # would rest on comparisons that could not have detected any cost
+    two = T.costs_sentence(T.fix_effects(ladder(seeds=(1, 2), watermark={"ttft_p50": 100.0})))
+    assert "No fix had a cost" not in two
+    assert two.startswith("No fix's cost can be judged here: with 2 paired seed(s)")
+    assert "the smallest p-value 2 seeds can reach is 0.5" in two
 
 
 def test_removed_sentence_both_ways():
@@ -162,7 +172,8 @@ def test_ends_sentence_both_ways():
     assert f"article: {a0:.0f} ms -> {a1:.1f} ms" in s
     assert "did not fall" in T.ends_sentence(ladder(watermark={"itl_p999": 900.0}))
     assert "lacks an end" in T.ends_sentence(ladder(drop=(LAST,)))
-    assert T.ends_sentence(ladder(seeds=(1,))).endswith("with fewer than 2 seeds on both ends, no paired verdict.")
+    assert T.ends_sentence(ladder(seeds=(1,))).endswith(
+        "could not judge p99.9 (cannot be judged with 1 seed: a paired comparison needs at least 2 seeds).")
 
 
 # ---------------------------------------------------------------- tables and the card
@@ -174,7 +185,7 @@ def test_tables_have_a_row_per_cause_and_the_verdict_cells():
     fix = fix.set_index("cause")
     assert list(fix.columns[-5:]) == ["p99", "p99.9", "max", "TTFT p50", "throughput"]
     assert fix.loc["preemption", "max"] == "0.01x, established"
-    assert fix.loc["preemption", "throughput"] == "1.00x, no change"
+    assert fix.loc["preemption", "throughput"] == "1.00x, no change detected"
     gone = T.fix_table(T.cause_frame(ladder(drop=(LAST,))), T.fix_effects(ladder(drop=(LAST,))))
     assert gone.set_index("cause").loc["preemption", "max"] == "-"
 

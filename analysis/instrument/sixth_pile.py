@@ -137,6 +137,10 @@ def machine_steal(paths) -> dict:
     return {"steal_s": steal, "cpu_s": total, "steal_share": steal / total if total else float("nan")}
 
 
+MIN_SLOW_STEPS = 20      # fewer slow steps than this cannot split the pile into on- and off-CPU
+MIN_EXCESS_MS = 50.0     # nor can a few ms of excess, a handful of scheduler ticks
+
+
 def answer(pile: dict) -> dict:
     """Words for what the slow steps were, decided by the numbers (no threshold hidden
     in prose): where most of their excess went ("where"), and a sentence on how their
@@ -144,6 +148,12 @@ def answer(pile: dict) -> dict:
     off = pile["offcpu_share"]
     if not pile["slow_steps"] or not np.isfinite(off):
         return {"where": "absent: no captured decode step was that slow", "how": ""}
+    n, excess = pile["slow_steps"], pile.get("excess_ms", float("nan"))
+    if n < MIN_SLOW_STEPS or not excess >= MIN_EXCESS_MS:
+        # a handful of steps and a few ms of excess cannot say what the article's pile was
+        return {"where": (f"too few to say what they were: {n} slow step(s) with {excess:.0f} ms of excess "
+                          f"over the fit, where an answer needs at least {MIN_SLOW_STEPS} steps and "
+                          f"{MIN_EXCESS_MS:g} ms"), "how": ""}
     where = (("mostly on the CPU: the thread kept running and the work itself took longer (what "
               "made it longer, the thread clocks cannot say)") if off < 0.5
              else "mostly off the CPU: the engine thread was not running")
@@ -165,8 +175,9 @@ def steal_sentence(steal: dict) -> str:
     if not np.isfinite(steal["steal_share"]):
         return "The kernel's CPU accounting was not available for these runs."
     if steal["steal_s"] <= 0:
-        return ("The kernel counted no steal time while these runs ran: whatever took the CPU "
-                "away was not the hypervisor, as far as this machine can tell.")
+        return ("The kernel counted no steal time while these runs ran. That clears the hypervisor "
+                "only where it reports steal to the guest, which not every hypervisor does, so a zero "
+                "here does not show that the hypervisor took no CPU away.")
     return (f"The kernel counted {steal['steal_s']:.1f} s of steal time while these runs ran, "
             f"{100 * steal['steal_share']:.2f}% of all the machine's CPU time (/proc/stat, read by "
             f"the engine before and after each run): this machine is virtual, and the hypervisor "

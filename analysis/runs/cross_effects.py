@@ -14,6 +14,7 @@ import pandas as pd
 from ..core.schemes import CAUSES
 from .causes import CAUSE_FIX
 from .select import rung_above
+from .verdicts import NO_CHANGE, power_floor, unjudged
 from .summaries import partition_frame
 
 FLOOR = 0.01        # a change below 1% of the rung above's tail time is no change
@@ -36,6 +37,19 @@ def tail_times(runs, gaps_of=partition_frame) -> pd.DataFrame:
     rows = [{"rung": r["rung"], "seed": r["seed"], **tail_time(gaps_of(r["path"]), r["duration"])}
             for r in runs]
     return pd.DataFrame(rows, columns=["rung", "seed", *CAUSES, "total"])
+
+
+def judge(moved, n: int, before: float, threshold: float, total: float) -> str:
+    """The verdict in the book's vocabulary: 'moved', 'no change detected', or 'cannot be
+    judged with n seeds' when the comparison could not have detected a change: too few
+    seeds for any paired test (verdicts.power_floor), a threshold (the spread) so wide
+    that the cause's whole time vanishing would not pass it, or one as wide as half the
+    tail."""
+    if moved:
+        return "moved"
+    if moved is None or power_floor(n) or 0 < before <= threshold or threshold >= 0.5 * total:
+        return unjudged(n)
+    return NO_CHANGE
 
 
 def fix_effects(times: pd.DataFrame, order, shares: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -66,7 +80,8 @@ def fix_effects(times: pd.DataFrame, order, shares: pd.DataFrame | None = None) 
                      bool(same_way and abs(change.median()) > max(spread, floor)))
             row = {"fix": rung, "targets": target, "cause": cause, "before": float(before.median()),
                    "after": float(after.median()), "spread": float(spread), "seeds": len(seeds),
-                   "moved": moved, "every_seed": ("down" if (change < 0).all() else "up" if (change > 0).all()
+                   "moved": moved, "judged": judge(moved, len(seeds), float(before.median()), max(spread, floor),
+                                     float(b.loc[seeds, "total"].median())), "every_seed": ("down" if (change < 0).all() else "up" if (change > 0).all()
                                                   else None) if len(seeds) > 1 else None}
             if shares is not None:
                 col = f"tail_share_{cause}"
@@ -94,9 +109,22 @@ def others_sentence(effects: pd.DataFrame) -> str:
         return ("With one seed per rung there is no seed-to-seed spread to judge a change against, so "
                 "whether each fix left the other causes alone cannot be told from these runs.")
     moved = others[others["moved"] == True]  # noqa: E712
+    blind = others[others["judged"].str.startswith("cannot")] if "judged" in others else others.iloc[:0]
+    if not len(moved) and len(blind):
+        n = int(others["seeds"].min())
+        why = power_floor(n) or "the seed-to-seed spread is as large as the tail time itself"
+        target = effects[(effects["cause"] == effects["targets"]) & effects["judged"].str.startswith("cannot")]
+        example = (f"; even a fix's own target reads within spread, e.g. {target.iloc[0]['cause']} at "
+                   f"{target.iloc[0]['fix']}, {target.iloc[0]['before']:.1f} -> {target.iloc[0]['after']:.1f} ms "
+                   f"per minute" if len(target) else "")
+        return (f"No fix moved the other causes beyond the seed-to-seed spread, but these runs could "
+                f"not have shown it if one had: {len(blind)} of the {len(others)} comparisons "
+                f"{unjudged(n)} ({why}{example}). Whether a fix acts on the causes it does not target "
+                f"is not answered here.")
     if not len(moved):
         return ("Each fix left the tail time of the causes it does not target within the seed-to-seed "
-                "spread: here, as in the article, a fix did nothing measurable for the others.")
+                "spread, in comparisons that could have detected a change: here, as in the article, a "
+                "fix did nothing measurable for the others.")
     what = "; ".join(f"{r.fix} also moved {r.cause} ({r.before:.0f} -> {r.after:.0f} ms per minute)"
                      for r in moved.itertuples())
     return (f"Not every fix left the other causes alone, unlike the article's reading: {what}, "
@@ -136,12 +164,14 @@ def effects_cells(effects: pd.DataFrame) -> pd.DataFrame:
     if not len(effects):
         return pd.DataFrame(columns=["fix", "cause", *cols.values()])
     word = {True: "moved", False: "within spread", None: ""}
+    judged = effects["judged"] if "judged" in effects else [""] * len(effects)
     # a change within the spread that every seed made the same way says so: a fix whose
     # target fell in every seed reads "within spread" only because one seed's level was
     # far from another's
     every = effects["every_seed"] if "every_seed" in effects else [None] * len(effects)
-    out = effects.assign(moved=[word[m] + (f" (every seed {d})" if m is False and isinstance(d, str) else "")
-                                for m, d in zip(effects["moved"], every)],
+    out = effects.assign(moved=[(word[m] + (f" (every seed {d})" if m is False and isinstance(d, str) else "")
+                                 + (f"; {j}" if j.startswith("cannot") else "")).lstrip("; ")
+                                for m, d, j in zip(effects["moved"], every, judged)],
                          cause=[c + (" (its target)" if c == t else "")
                                 for c, t in zip(effects["cause"], effects["targets"])])
     out = out[["fix", "cause", "before", "after", "spread", "moved"]].round({"before": 0, "after": 0, "spread": 0})

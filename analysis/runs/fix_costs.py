@@ -25,7 +25,7 @@ def ttft_change(summaries, order, cause: str) -> dict | None:
     if not ch["n"]:
         return None
     return {"fix": CAUSE_FIX[cause][1], "before": ch["median_before"], "after": ch["median_after"],
-            "rose": sum(r > 1 for r in ch["seed_ratios"].values()), "n": ch["n"]}
+            "rose": sum(r > 1 for r in ch["seed_ratios"].values()), "n": ch["n"], "judged": ch["judged"]}
 
 
 def ttft_cost_sentence(summaries, order) -> str:
@@ -35,7 +35,7 @@ def ttft_cost_sentence(summaries, order) -> str:
     if not have:
         return "Neither the token budget nor the watermark ran beside the rung above it, so their cost cannot be read."
     parts = [f"the {v['fix']} moved TTFT p50 {ms(v['before'])} -> {ms(v['after'])} (it rose in "
-             f"{v['rose']} of {v['n']} paired run(s))" for v in have.values()]
+             f"{v['rose']} of {v['n']} paired run(s); paired verdict: {v['judged']})" for v in have.values()]
     later = [v for v in have.values() if v["rose"] == v["n"]]
     if len(have) < len(HOLD_BACK):
         missing = ", ".join(CAUSE_FIX[c][1] for c in HOLD_BACK if c not in have)

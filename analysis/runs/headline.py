@@ -14,16 +14,29 @@ from . import article as A
 from .rungs import FIRST
 from .select import rung_rows
 from .tables import summaries_frame
+from .verdicts import finding_word, lead
 
-VERDICT_LEAD = {True: "Held here", False: "Did not hold here", None: "Not testable here"}
+def _word(found: pd.DataFrame, key: str) -> str:
+    if "verdict" in found.columns:
+        return found.loc[key, "verdict"]
+    held = found.loc[key, "held"]
+    return finding_word(None if held is None or held != held else bool(held))
 
 
 def lead_in(found: pd.DataFrame, key: str) -> str:
-    """'Held here: <claim>.' (or 'Did not hold here' / 'Not testable here')."""
-    held = found.loc[key, "held"]
-    held = None if held is None or held != held else bool(held)
-    claim = found.loc[key, "claim"]
-    return f"{VERDICT_LEAD[held]}: {claim}."
+    """'Held here: <claim>.' (or 'Did not hold here' / 'Not testable here'), from the
+    findings table's verdict column."""
+    return f"{lead(_word(found, key))}: {found.loc[key, 'claim']}."
+
+
+def group_lead(found: pd.DataFrame, keys) -> str:
+    """The lead of a bullet about several findings: one verdict in front when they share
+    it, else each finding with its own, so a heading never contradicts its body."""
+    words = [_word(found, k) for k in keys]
+    claims = [found.loc[k, "claim"] for k in keys]
+    if len(set(words)) == 1:
+        return f"{lead(words[0])}: " + "; ".join(claims) + "."
+    return "Mixed here: " + "; ".join(f"{c} ({w})" for c, w in zip(claims, words)) + "."
 
 
 def count_time_split(runs, rung: str = FIRST) -> pd.DataFrame:

@@ -6,10 +6,11 @@ import pandas as pd
 
 from . import article as A
 from .paired import step_name, verdict_phrase, verdict_row
+from .verdicts import could_detect, paired_reason, unjudged
 from .rungs import (ADMIT_WATERMARK, BASELINE, BUDGET_256, COMPACT_HISTORY, GC_FREEZE, GRAPHS_48,
                     TOKENIZE_OFF_LOOP)
 from .select import runs_of
-from .tables import METRIC_NAMES, ladder_table, median_range_cells, tail_share_table
+from .tables import LABEL_NAMES, METRIC_NAMES, ladder_table, median_range_cells, tail_share_table
 from .text import median_range, ms
 
 
@@ -111,8 +112,9 @@ def tail_share_side_by_side(summaries) -> pd.DataFrame:
     for rung, shares in A.TAIL_SHARE.items():
         row = {"rung": rung}
         for lab, v in shares.items():
-            row[(lab, "article")] = f"{100 * v:.1f}%"
-            row[(lab, "here")] = f"{100 * ours.loc[rung, lab]:.1f}%" if rung in ours.index else "-"
+            name = LABEL_NAMES.get(lab, lab)          # "fwd", as every other table names it
+            row[(name, "article")] = f"{100 * v:.1f}%"
+            row[(name, "here")] = f"{100 * ours.loc[rung, lab]:.1f}%" if rung in ours.index else "-"
         rows.append(row)
     out = pd.DataFrame(rows).set_index("rung")
     out.columns = pd.MultiIndex.from_tuples(out.columns)
@@ -137,6 +139,9 @@ def ttft_cost_sentence(verdicts: pd.DataFrame, before: str, after: str) -> str:
     judged = f"; on run-level evidence the step {verdict_phrase(row)}"
     if n < 2:
         return f"{facts}: one seed cannot show whether the cost landed on the time to first token."
+    if not could_detect(row):          # no sentence concludes "no cost" (or a cost) from a blind test
+        return (f"{facts}: whether the cost landed on the time to first token {unjudged(n)} "
+                f"({row['why'] or paired_reason(row)}).")
     if k == n:
         return f"{facts}: the cost landed on the time to first token{judged}."
     if k == 0:

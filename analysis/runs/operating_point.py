@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine_link import BAND, REGIME, Band, Regime, regime, target
+from .load import offered_load
 
 ARTICLE_BASELINE = target.ARTICLE_BASELINE
 
@@ -46,8 +47,7 @@ def run_signature(log, capacity_tokens_per_s: float | None = None,
     ttft = (req[:, 4] - req[:, 1]) * 1e3
     gen2 = (gcs[:, 1] - gcs[:, 0])[gcs[:, 2] == 2] * 1e3 if len(gcs) else np.array([])
     rate = float(log.config["rate"])
-    load = (rate * mean_output_tokens / capacity_tokens_per_s
-            if capacity_tokens_per_s and mean_output_tokens else np.nan)
+    load = offered_load(rate, capacity_tokens_per_s, mean_output_tokens)
     tracked = log.extras.get("gc_tracked")
     return {
         "seed": log.seed, "rate": rate, "load": load,

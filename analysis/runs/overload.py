@@ -14,6 +14,7 @@ import pandas as pd
 from ..engine_link import BAND, RUNGS
 from . import article as A
 from .headline import rate_source
+from .load import offered_load
 from .rungs import FIRST, LAST
 from .select import rung_above, rung_rows
 from .tables import summaries_frame
@@ -54,24 +55,30 @@ def _median(frame, rung) -> float:
 
 
 def past_capacity(summaries, capacity_tokens_per_s: float | None = None,
-                  max_ttft_s: float = BAND.max_ttft_p50_s) -> pd.DataFrame:
+                  max_ttft_s: float = BAND.max_ttft_p50_s, mean_out: float | None = None) -> pd.DataFrame:
     """Per baseline run: median TTFT (s), whether the queue drained (TTFT p50 at most
-    max_ttft_s, the level the article's overloaded runs started at), the offered load as
-    decode tokens per second of arrivals over the engine's measured capacity (NaN when
-    the capacity is not known, e.g. a rate given by hand), and whether the run was past
-    capacity: its queue did not drain. Offered work above capacity alone is not enough:
-    a short run can end before the backlog it builds shows in the time to first token."""
+    max_ttft_s, the level the article's overloaded runs started at), the offered load
+    (load.offered_load: the run's rate x mean output tokens over the capacity this build
+    measured; NaN when the capacity is not known, e.g. a rate given by hand), and whether
+    the run was past capacity: its queue did not drain. Offered work above capacity alone
+    is not enough: a short run can end before the backlog it builds shows in the time to
+    first token."""
     frame = summaries_frame(summaries)
     cols = ["seed", "ttft_p50_s", "drained", "offered_load", "past"]
     if not len(frame):
         return pd.DataFrame(columns=cols)
     base = rung_rows(frame, FIRST)
     ttft = base["ttft_p50"].to_numpy(float) / 1e3
-    load = (base["tokens"].to_numpy(float) / base["duration"].to_numpy(float) / capacity_tokens_per_s
-            if capacity_tokens_per_s else np.full(len(base), np.nan))
+    load = np.array([offered_load(r, capacity_tokens_per_s, mean_out) for r in base["rate"].to_numpy(float)])
     drained = ttft <= max_ttft_s
     return pd.DataFrame({"seed": base["seed"].to_numpy(), "ttft_p50_s": ttft, "drained": drained,
                          "offered_load": load, "past": ~drained}, columns=cols)
+
+
+def seconds_span(values_ms) -> str:
+    """A span of times given in ms, each in the unit that shows it ('32-48 ms', '2.1-17.0 s'),
+    so a short time never prints as 0.0 s."""
+    return _span([v / 1e3 for v in values_ms], _seconds)
 
 
 def tail_movers(summaries) -> dict:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .signflip import ALPHA, VERDICTS, min_p, seeds_needed, sign_flip, verdict
 from .tables import METRIC_NAMES
+from .verdicts import NO_CHANGE, UNJUDGED, interval_text, paired_reason, paired_word, unjudged
 
 METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max", "ttft_p50")
 END_TO_END = "end to end"
@@ -68,8 +69,11 @@ def paired_change(before, after, metric: str | None = None, alpha: float = ALPHA
 
     ``before``/``after``: Series or dicts indexed by seed (aligned by seed), or equal-
     length arrays (aligned by position).  Returns a dict: n, seeds, median_before,
-    median_after, ratio (of medians), paired_ratio, lo, hi, level, p, verdict,
-    direction, agree ("5/5": seeds moving in ``direction``), seed_ratios, method, note."""
+    median_after, ratio (of medians), paired_ratio, lo, hi, level, p, verdict (the
+    test's outcome), judged (the book's word for it, verdicts.paired_word: a comparison
+    without the power to detect a change "cannot be judged", never "no change") and
+    why (the reason when it cannot), direction, agree ("5/5": seeds moving in
+    ``direction``), seed_ratios, method, note."""
     b, a, note = _align(before, after, metric)
     n = len(b)
     d = np.log(a.to_numpy()) - np.log(b.to_numpy())
@@ -77,7 +81,7 @@ def paired_change(before, after, metric: str | None = None, alpha: float = ALPHA
     mean = float(d.mean()) if n else math.nan
     direction = "down" if mean < 0 else "up" if mean > 0 else "none"
     moved = int(np.count_nonzero(d < 0 if mean < 0 else d > 0)) if n else 0
-    return {
+    out = {
         "metric": metric, "n": n, "seeds": list(b.index),
         "median_before": float(b.median()) if n else math.nan,
         "median_after": float(a.median()) if n else math.nan,
@@ -90,6 +94,7 @@ def paired_change(before, after, metric: str | None = None, alpha: float = ALPHA
         "seed_ratios": dict(zip(b.index, (a / b).tolist())),
         "method": test["method"], "note": note,
     }
+    return {**out, "judged": paired_word(out), "why": paired_reason(out)}
 
 
 def _frame(summaries) -> pd.DataFrame:
@@ -138,26 +143,31 @@ def ladder_verdicts(summaries: Iterable[dict] | pd.DataFrame, metrics: Sequence[
                                 metric=metric, alpha=alpha)
             rows.append({"step": step, "before": a, "after": b, **res})
     cols = ["step", "before", "after", "metric", "n", "median_before", "median_after", "ratio",
-            "paired_ratio", "lo", "hi", "level", "p", "verdict", "direction", "agree",
+            "paired_ratio", "lo", "hi", "level", "p", "verdict", "judged", "why", "direction", "agree",
             "seed_ratios", "method", "note", "seeds"]
     return pd.DataFrame(rows, columns=cols)
 
 
 def verdict_phrase(row, detail: bool = False) -> str:
-    """Prose for one verdict row, e.g. "moved p99 down (suggestive)", "showed no detectable
-    change in p99.9".
+    """Prose for one verdict row in the book's vocabulary (verdicts.py), e.g. "moved p99
+    down (suggestive)", "showed no detectable change in p99.9 ([0.91-1.08], 94%
+    interval)", "could not judge p99.9 (cannot be judged with 2 seeds: the smallest
+    p-value 2 seeds can reach is 0.5)".
 
     ``detail`` adds the seeds that agree, the medians and p, so chapters can
     compute their sentences from the verdicts instead of restating numbers by hand."""
     name = METRIC_NAMES.get(row["metric"], row["metric"])
-    v = row["verdict"]
-    if v == "insufficient runs":
-        return f"could not judge {name} (fewer than 2 paired runs)"
+    word = row["judged"] if "judged" in row and isinstance(row["judged"], str) else paired_word(row)
     facts = (f"{row['agree']} seeds {row['direction']}, median {row['median_before']:.3g} -> "
              f"{row['median_after']:.3g}, p = {row['p']:.2g}")
-    if v == "no change":       # not "did not move": the medians may differ a lot, the seeds disagree
-        return f"showed no detectable change in {name}" + (f" ({facts})" if detail else "")
-    return f"moved {name} {row['direction']} ({v}" + (f": {facts})" if detail else ")")
+    if word.startswith(UNJUDGED):
+        why = row["why"] if "why" in row and isinstance(row["why"], str) else paired_reason(row)
+        more = f"; {facts}" if detail and row["n"] >= 2 else ""
+        return f"could not judge {name} ({word}: {why}{more})"
+    if word == NO_CHANGE:      # not "did not move": no change was detected by a test that could have
+        ci = interval_text(row["lo"], row["hi"], row["level"])
+        return f"showed no detectable change in {name} ({ci}" + (f"; {facts})" if detail else ")")
+    return f"moved {name} {row['direction']} ({word}" + (f": {facts})" if detail else ")")
 
 
 def seed_subsample_intervals(summaries, metric: str = "itl_p999",
@@ -213,13 +223,16 @@ def seed_subsample_intervals(summaries, metric: str = "itl_p999",
 
 
 def verdict_cells(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """ladder_verdicts as a step x metric table of 'ratio [lo-hi] verdict' strings
-    (ratio of medians; the interval is the paired one, '' when it is unbounded)."""
+    """ladder_verdicts as a step x metric table of 'ratio [lo-hi, coverage] verdict'
+    strings (ratio of medians; the interval is the paired one with its exact coverage,
+    left out when unbounded; the verdict in the book's vocabulary)."""
     def cell(r):
-        if r["verdict"] == "insufficient runs":
-            return "insufficient runs"
-        ci = f" [{r['lo']:.2f}-{r['hi']:.2f}]" if np.isfinite(r["lo"]) and np.isfinite(r["hi"]) else ""
-        return f"{r['ratio']:.2f}x{ci} {r['verdict']}"
+        word = r["judged"] if isinstance(r.get("judged"), str) else paired_word(r)
+        if r["n"] < 2:
+            return word
+        ci = (f" [{r['lo']:.2f}-{r['hi']:.2f}, {r['level']:.0%}]"
+              if np.isfinite(r["lo"]) and np.isfinite(r["hi"]) else "")
+        return f"{r['ratio']:.2f}x{ci} {word}"
     out = verdicts.assign(cell=verdicts.apply(cell, axis=1),
                           metric=verdicts["metric"].map(lambda m: METRIC_NAMES.get(m, m)))
     table = out.pivot(index="step", columns="metric", values="cell")
@@ -246,8 +259,9 @@ def chance_sentence(verdicts: pd.DataFrame) -> str:
     n = int(judged["n"].min())
     rate = chance_rate(n)
     if rate == 0:
-        return (f"With {n} paired seed(s) none of the {m} comparisons can reach a verdict above "
-                f"\"no change\", by chance or otherwise.")
-    return (f"Across these {m} comparisons, about {m * rate:.1f} chance verdicts above \"no change\" "
+        return (f"With {n} paired seed(s) none of the {m} comparisons can detect a change, by chance "
+                f"or otherwise: the smallest p-value they can reach is {min_p(n):.2g}, so every cell "
+                f"reads \"{UNJUDGED} with {n} seed(s)\" whatever its ratio.")
+    return (f"Across these {m} comparisons, about {m * rate:.1f} chance verdicts of a change "
             f"are expected with {n} paired seeds even if no fix did anything, so the end-to-end row "
             f"carries the most weight.")

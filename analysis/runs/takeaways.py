@@ -17,6 +17,7 @@ import pandas as pd
 from ..core.schemes import CAUSES
 from ..engine_link import RUNGS
 from . import article as A
+from . import findings as F
 from .causes import CAUSE_FIX, GONE_SHARE, band_text, cause_bands
 from .headline import count_time_split
 from .paired import paired_change, verdict_phrase
@@ -24,6 +25,7 @@ from .rungs import COMPACT_HISTORY, FIRST, GC_FREEZE, LAST
 from .select import rung_above, runs_of
 from .tables import METRIC_NAMES
 from .text import median_range, ms, span
+from .verdicts import MOVED, UNJUDGED, unjudged
 
 NAMES = {"prefill": "prefill", "preempt": "preemption", "graph": "graph misses",
          "gc": "garbage collection", "tok": "tokenization"}
@@ -65,7 +67,8 @@ def fix_effects(runs) -> pd.DataFrame:
         for key in EFFECTS + COSTS:
             label = LABEL.get(key, key)
             if missing:
-                res = {"metric": label, "n": 0, "verdict": MISSING, "median_before": math.nan,
+                res = {"metric": label, "n": 0, "verdict": MISSING, "judged": MISSING, "why": "",
+                       "median_before": math.nan,
                        "median_after": math.nan, "ratio": math.nan, "direction": "none", "agree": "0/0"}
                 phrase = f"could not be measured ({', '.join(missing)}: {MISSING})"
             else:
@@ -115,7 +118,7 @@ def cause_frame(runs, knobs=None) -> pd.DataFrame:
             "tail": _shares(tail), "count": _shares(count), "after_share": _shares(later),
             "gone": all(v < GONE_SHARE for v in later) if later else None,
             "art_tail": _shares(art), "art_after": _shares([A.TAIL_SHARE[after][cause]]),
-            "headline": head, "head_phrase": e["phrase"], "head_verdict": e["verdict"],
+            "headline": head, "head_phrase": e["phrase"], "head_verdict": e["judged"],
             "head_before": e["median_before"], "head_after": e["median_after"],
             "art_head_before": A.LADDER[before][head][0], "art_head_after": A.LADDER[after][head][0],
             "ttft_phrase": effects.loc[(cause, "ttft_p50"), "phrase"],
@@ -134,7 +137,7 @@ def _cell(row) -> str:
     if row["verdict"] == MISSING:
         return "-"
     ratio = f"{row['ratio']:.2f}x, " if row["ratio"] == row["ratio"] else ""
-    return ratio + row["verdict"]
+    return ratio + row["judged"]
 
 
 def where_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -238,7 +241,7 @@ def cause_takeaway(row) -> str:
                f"{ms(row['art_head_before'])} -> {ms(row['art_head_after'])})")
     ttft = (f"median {ms(row['ttft_before'])} -> {ms(row['ttft_after'])}"
             if row["ttft_before"] == row["ttft_before"] else "not measured")
-    if row["head_verdict"] == "insufficient runs":
+    if row["head_verdict"] in (unjudged(0), unjudged(1)):
         return (f"{head}; {left}. With fewer than 2 seeds run on both sides of the fix, neither its "
                 f"effect on {metric}, {medians}, nor its cost in TTFT p50, {ttft}, can be judged.")
     return (f"{head}; {left}. On paired runs the fix {row['head_phrase']}, {medians}; as for its "
@@ -246,20 +249,41 @@ def cause_takeaway(row) -> str:
 
 
 def costs_sentence(effects: pd.DataFrame) -> str:
-    """Which fixes had a cost the paired runs detect: TTFT p50 up or throughput down."""
-    cost = effects[effects["role"] == "cost"]
-    judged = cost[~cost["verdict"].isin([MISSING, "insufficient runs"])]
-    if not len(judged):
-        return ("No fix's cost could be judged: no fix had at least 2 seeds run both before and "
-                "after it, so TTFT and throughput changes are not read here.")
-    paid = judged[(judged["verdict"] != "no change") &
-                  (((judged["key"] == "ttft_p50") & (judged["direction"] == "up")) |
-                   ((judged["key"] == "tok_per_s") & (judged["direction"] == "down")))]
-    if not len(paid):
-        return ("No fix had a cost the paired runs detect: none moved TTFT p50 up or throughput "
-                "down beyond the run-to-run noise.")
-    items = [f"{NAMES[r['cause']]}'s fix {r['phrase']}" for _, r in paid.iterrows()]
-    return "Fixes that cost something here, by the paired runs: " + "; ".join(items) + "."
+    """Which fixes had a cost the paired runs detect (TTFT p50 up or throughput down), and
+    for which the paired runs could not have detected one: "no cost" is said only of
+    comparisons with the power to see one (verdicts.py)."""
+    cost = effects[(effects["role"] == "cost") & (effects["verdict"] != MISSING)]
+    if not len(cost):
+        return "No fix ran beside the rung above it, so no fix's cost can be read here."
+    blind = cost[cost["judged"].str.startswith(UNJUDGED)]
+    paid = cost[cost["judged"].isin(MOVED) &
+                (((cost["key"] == "ttft_p50") & (cost["direction"] == "up")) |
+                 ((cost["key"] == "tok_per_s") & (cost["direction"] == "down")))]
+    if len(blind) == len(cost):
+        n = int(cost["n"].min())
+        return (f"No fix's cost can be judged here: with {n} paired seed(s) no comparison could have "
+                f"detected a cost ({blind['why'].iloc[0]}), so these runs say nothing either way about "
+                f"what the fixes cost in TTFT or throughput.")
+    parts = []
+    if len(paid):
+        parts.append("Fixes that cost something here, by the paired runs: "
+                     + "; ".join(f"{NAMES[r['cause']]}'s fix {r['phrase']}" for _, r in paid.iterrows()) + ".")
+    else:
+        parts.append("No fix had a cost the paired runs detect among the comparisons that could have "
+                     "detected one.")
+    if len(blind):
+        names = sorted({NAMES[c] for c in blind["cause"]})
+        parts.append(f"For {', '.join(names)}, the paired runs could not have detected a cost "
+                     f"({blind['judged'].iloc[0]}).")
+    return " ".join(parts)
+
+
+def cost_finding_sentence(found: pd.DataFrame, key: str = "watermark_ttft") -> str:
+    """The article's finding about a fix's price, with the verdict the findings table gave
+    it (the same words as the summary's and the report's)."""
+    if key not in found.index:
+        return ""
+    return f'The article\'s finding "{found.loc[key, "claim"]}" {F.verdict(found, key)} here.'
 
 
 def removed_sentence(frame: pd.DataFrame) -> str:
@@ -292,6 +316,5 @@ def ends_sentence(runs, metric: str = "itl_p999") -> str:
         return f"This build lacks an end of the ladder, so its end-to-end median {name} is not known ({art})."
     res = paired_change(_by_seed(runs, FIRST, metric), _by_seed(runs, LAST, metric), metric=metric)
     moved = f"fell {h0 / h1:.1f}-fold" if h1 < h0 else "did not fall"
-    judged = ("with fewer than 2 seeds on both ends, no paired verdict" if res["verdict"] == "insufficient runs"
-              else f"on paired runs the ladder {verdict_phrase(res)}")
+    judged = f"on paired runs the ladder {verdict_phrase(res)}"
     return f"From the first rung to the last, the median {name} {moved} here, {ms(h0)} -> {ms(h1)} ({art}); {judged}."
