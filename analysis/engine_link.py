@@ -14,12 +14,19 @@ from engine.microbench import forward_ms_subprocess
 from engine.runs import regime, target
 from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, write_atomic_text
 from engine.runs.calibrate import load_calibration
+from engine.runs.preemption import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
+                                    preemption_sweep_specs, recompute_available)
 from engine.runs.sweep import sweep_specs
+from engine.serve.segments import DETAIL_NAMES
+from engine.serve.workload import arrival_times
 from engine.runs.target import BAND, REGIME, Band, Regime
 from engine.serve.config import INJECTION_KINDS
 from engine.serve.threadclock import ThreadClock
 
 __all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
-           "write_atomic_text", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime", "INJECTION_KINDS", "CONTROLS",
-           "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "sweep_specs", "forward_ms_subprocess", "ThreadClock"]
+           "write_atomic_text", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",
+           "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "sweep_specs",
+           "forward_ms_subprocess", "ThreadClock",
+           "MODES", "PREEMPTION_RUNGS", "mode_of", "preemption_specs", "preemption_sweep_specs",
+           "recompute_available", "DETAIL_NAMES", "arrival_times"]

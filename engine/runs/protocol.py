@@ -56,11 +56,18 @@ def control_specs(profile: str | Profile | None = None, seeds=None, duration: fl
 
 
 def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
-    """Every run a profile's book needs (main ladder, overload sidebar, the controls, then
-    the load sweep)."""
+    """Every run a profile's book needs (main ladder, overload sidebar, the controls, the
+    load sweep, then the preemption chapter's: its swap runs are the ladder's and the
+    sweep's own, so each log is listed once)."""
+    from .preemption import preemption_specs, preemption_sweep_specs
     prof = get_profile(profile)
     specs = (profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
-             + sweep_specs(prof))
-    ensure_runs(specs, progress=progress, label=f"profile {prof.name}")
+             + sweep_specs(prof) + preemption_specs(prof) + preemption_sweep_specs(prof))
+    seen, unique = set(), []
+    for s in specs:
+        if s.path not in seen:
+            seen.add(s.path)
+            unique.append(s)
+    ensure_runs(unique, progress=progress, label=f"profile {prof.name}")
     return {group: [s for s in specs if s.group == group]
-            for group in ("ladder", "overload", "controls", "sweep")}
+            for group in ("ladder", "overload", "controls", "sweep", "preemption", "preemption-sweep")}
