@@ -10,6 +10,7 @@ from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, Workload, control_specs, ens
                     profile_specs)
 from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
 from engine.fidelity import cached_compare
+from engine.fidelity_runs import run_article
 from engine.microbench import forward_ms_subprocess
 from engine.runs import target
 from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, write_atomic_text
@@ -22,4 +23,4 @@ from engine.serve.threadclock import ThreadClock
 __all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
            "write_atomic_text", "load_calibration", "target", "BAND", "Band", "INJECTION_KINDS", "CONTROLS",
-           "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "sweep_specs", "forward_ms_subprocess", "ThreadClock"]
+           "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "run_article", "sweep_specs", "forward_ms_subprocess", "ThreadClock"]
