@@ -10,6 +10,7 @@ from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, Workload, control_specs, ens
                     profile_specs)
 from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
 from engine.fidelity import cached_compare
+from engine.fidelity_runs import run_article
 from engine.microbench import forward_ms_subprocess
 from engine.runs import regime, target
 from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, write_atomic_text
@@ -26,7 +27,7 @@ from engine.serve.threadclock import ThreadClock
 __all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
            "write_atomic_text", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",
-           "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "sweep_specs",
+           "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "run_article", "sweep_specs",
            "forward_ms_subprocess", "ThreadClock",
            "MODES", "PREEMPTION_RUNGS", "mode_of", "preemption_specs", "preemption_sweep_specs",
            "recompute_available", "DETAIL_NAMES", "arrival_times"]

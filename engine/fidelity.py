@@ -32,6 +32,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import importlib.util
+import os
 import resource
 import statistics
 import sys
@@ -43,7 +44,8 @@ import numpy as np
 
 from .runs.cache import REPO
 
-SEED_TEXT = REPO.parent / "shared" / "seed" / "000_6ff97997f1f5eff0.txt"
+# The article's text sits beside the repository; ITL_ARTICLE_TEXT names it elsewhere (a worktree).
+SEED_TEXT = Path(os.environ.get("ITL_ARTICLE_TEXT") or REPO.parent / "shared" / "seed" / "000_6ff97997f1f5eff0.txt")
 LISTING = ("engine.py — the demonstrator engine\n", "attribution.py — the exclusive gap partitioner")
 CONTEXT = 600
 DECODE_BATCHES = (1, 8, 16, 32, 48)
@@ -57,16 +59,20 @@ MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20),       # glibc's largest: 
               "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}         # and the heap kept: a warm allocator
 
 
+def cut_listing(text: str, head: str, tail: str) -> str:
+    """The article's listing that starts after the line `head` and ends before `tail`."""
+    start = text.index(head) + len(head)
+    return text[start:text.index(tail, start)]
+
+
 def article_engine(seed_text: Path = SEED_TEXT, folder: Path | None = None):
     """The article's engine module, cut from its listing into a temporary folder; None
     when the article text is not there."""
     if not Path(seed_text).exists():
         return None
-    text = Path(seed_text).read_text()
-    start = text.index(LISTING[0]) + len(LISTING[0])
     folder = Path(folder or tempfile.mkdtemp(prefix="article-engine-"))
     path = folder / "article_engine.py"
-    path.write_text(text[start:text.index(LISTING[1], start)])
+    path.write_text(cut_listing(Path(seed_text).read_text(), *LISTING))
     spec = importlib.util.spec_from_file_location("article_engine", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules["article_engine"] = mod                    # its dataclasses look themselves up

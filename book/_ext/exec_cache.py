@@ -26,8 +26,8 @@ logger = logging.getLogger(__name__)
 BOOK_ROOT = Path(__file__).resolve().parents[2]          # the folder holding _config.yml
 CONFIG_FILES = ("_config.yml", "_toc.yml", "requirements.txt")
 # What chapters read. Not summaries/ (derived from runs and the analysis code, both in
-# the key) nor fidelity/ (written while the instrument chapter executes, and keyed itself
-# by machine and code, which the key holds too).
+# the key) nor fidelity/ and fidelity_runs/ (written while the instrument chapter executes, and keyed
+# themselves by machine and code, which the key holds too).
 CACHE_FOLDERS = ("runs", "calibration")
 RENDER_LIBRARIES = ("pandas", "matplotlib", "myst-nb", "jupyter-book")   # how a page's outputs look
 KEEP = 4
