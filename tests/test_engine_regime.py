@@ -14,11 +14,12 @@ from engine.runs.target import REGIME
 
 
 def synthetic_run() -> dict:
-    """Two phases of 10 s: a light first (batch 4, 2 ms steps), a full second (batch 32,
-    10 ms steps, eager every other step, one preemption per second)."""
+    """Two phases of 10 s of arrivals: a light first (batch 4, 2 ms steps), a full second
+    (batch 32, 10 ms steps, eager every other step, one preemption per second), then 2 s of
+    drain served like the second."""
     steps, emissions = [], []
     t, rid = 0.0, 0
-    while t < 20.0:
+    while t < 22.0:
         full = t >= 10.0
         dt, batch = (0.010, 32) if full else (0.002, 4)
         graph = 0 if full and len(steps) % 2 else 32
@@ -44,16 +45,22 @@ def test_window_signature_reads_each_phase():
     assert 50 <= full["preemptions_per_min"] <= 70                              # about one a second
     assert full["ttft_p50_ms"] == pytest.approx(20.0)
     whole = regime.window_signature(run, None)
-    assert math.isnan(whole["fullness"]) and whole["gaps"] == light["gaps"] + full["gaps"]
+    assert math.isnan(whole["fullness"])
+    # the whole run counts the drain too (as the article counted a run's preemptions), per 60 s of arrivals
+    drain = regime.window_signature(run, 10.0, 20.0, 23.0)
+    assert whole["gaps"] == light["gaps"] + full["gaps"] + drain["gaps"] and drain["gaps"] > 0
+    n_pre = run["steps"][:, 5].sum()
+    assert whole["preemptions_per_min"] == pytest.approx(n_pre * 60 / 20) and n_pre == 12
     with pytest.raises(ValueError, match="window"):
         regime.window_signature(run, 10.0, 5.0, 5.0)
 
 
 def test_settle_time_finds_the_climb():
-    """The whole run's batch is 18 (10 s at 4, 10 s at 32, by step time): a prefix of L > 10 s
-    reads (40 + 32 (L - 10)) / L, which passes 16.2 (10% short) at L = 18 and 9 (50%) at 13."""
+    """The whole run's batch is 19.3 (10 s at 4, then 12 s at 32 with the drain, by step
+    time): a prefix of L > 10 s reads (40 + 32 (L - 10)) / L, which passes 17.3 (10% short)
+    only at L = 20 and 9.6 (50%) at 13."""
     run = synthetic_run()
-    assert regime.settle_time(run, 10.0, "decode_batch", step_s=1.0) == 18.0
+    assert regime.settle_time(run, 10.0, "decode_batch", step_s=1.0) == 20.0
     assert regime.settle_time(run, 10.0, "decode_batch", tol=0.5, step_s=1.0) == 13.0
     t, b = regime.batch_series(run)
     assert b[0] == pytest.approx(4.0) and b[-1] == pytest.approx(32.0)

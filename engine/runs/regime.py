@@ -2,10 +2,11 @@
 build serves the article's kind of traffic, each over a window of the run's arrivals.
 
 A run starts with an empty engine, and near the operating point its running set takes
-tens of seconds to build up, so every statistic is computed over a window [start, end) of
-the arrival clock (the whole run by default): gaps and TTFTs by the time their token came
-out or their request arrived, steps and preemptions by when the step started. Counts are
-scaled to per 60 s of window, as the article reports them per 60 s run.
+tens of seconds to build up, so every statistic can be read over a window [start, end) of
+the arrival clock: gaps and TTFTs by the time their token came out or their request
+arrived, steps and preemptions by when the step started. The whole run (the default)
+includes the drain after the last arrival, as the article's per-run counts did; counts
+are scaled per 60 s of arrivals.
 
 - fullness: the median inter-token gap over this machine's batch-32 decode forward pass
   (the article: 13.7 ms over 12.8 ms). A typical step carrying about 32 sequences reads
@@ -47,18 +48,23 @@ def gaps(emissions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def window_signature(run: dict, forward_ms_b32: float | None, start: float = 0.0,
                      end: float | None = None) -> dict:
-    """The signature over arrivals window [start, end) seconds (end defaults to the run's
-    arrival duration). fullness is NaN when no batch-32 forward time is given."""
-    end = run["duration"] if end is None else float(end)
-    if not 0 <= start < end:
-        raise ValueError(f"window must satisfy 0 <= start < end, got [{start}, {end})")
-    per_min = 60.0 / (end - start)
+    """The signature over the arrival window [start, end). With no end, everything from
+    `start` on counts, the drain after the last arrival included, as the article counted a
+    run's preemptions; counts are scaled per 60 s of arrivals either way. A finite end
+    reads a prefix as a shorter run of the same arrivals would, less that run's own drain.
+    fullness is NaN when no batch-32 forward time is given."""
+    stop = math.inf if end is None else float(end)
+    span = (run["duration"] if end is None else stop) - start
+    if not (0 <= start and span > 0):
+        raise ValueError(f"window must satisfy 0 <= start < end (or start < the run's arrivals with no end), "
+                         f"got [{start}, {end})")
+    per_min = 60.0 / span
     st = run["steps"]
-    st = st[(st[:, _T0] >= start) & (st[:, _T0] < end)]
+    st = st[(st[:, _T0] >= start) & (st[:, _T0] < stop)]
     gap_ms, gap_t = gaps(run["emissions"])
-    gap_ms = gap_ms[(gap_t >= start) & (gap_t < end)]
+    gap_ms = gap_ms[(gap_t >= start) & (gap_t < stop)]
     rq = run["requests"]
-    rq = rq[(rq[:, 1] >= start) & (rq[:, 1] < end)]
+    rq = rq[(rq[:, 1] >= start) & (rq[:, 1] < stop)]
     ttft = (rq[:, 4] - rq[:, 1]) * 1e3
     dt = st[:, _T1] - st[:, _T0]
     p50 = float(np.median(gap_ms)) if len(gap_ms) else math.nan
