@@ -82,7 +82,13 @@ def run_key(cfg: Config, seed: int, duration: float, rate: float, workload: Work
 
 def run_path(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload()) -> Path:
     key = run_key(cfg, seed, duration, rate, workload)
+    if len(slug(cfg.name)) > MAX_SLUG:          # the file name must fit the filesystem's 255 bytes
+        raise ValueError(f"config name {cfg.name[:40]!r}... is too long: its file-name form may have at most "
+                         f"{MAX_SLUG} characters, this one has {len(slug(cfg.name))}")
     return runs_dir() / f"{slug(cfg.name)}__s{seed}__d{duration:g}__r{rate:.3f}__{key}.npz"
+
+
+MAX_SLUG = 120
 
 
 class CacheWarning(UserWarning):

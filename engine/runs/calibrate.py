@@ -32,7 +32,7 @@ from ..serve.provenance import machine_fingerprint
 from ..serve.workload import Workload
 from . import cache
 from .child import engine_child_json
-from .spec import validate
+from .spec import RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_SLACK_S, STARTUP_S, validate
 from .target import BAND, Band
 
 TARGET_UTILIZATION = 0.80
@@ -74,8 +74,11 @@ def measure_capacity_here(seconds: float = CAPACITY_SECONDS, warmup: float = CAP
 
 
 def measure_capacity(seconds: float, forward: str = "article") -> dict:
+    # killed as hung past the same bound as a run's (spec.RUN_TIMEOUT_FACTOR): a saturated
+    # queue for `seconds`, plus start-up
     return engine_child_json("capacity", "--seconds", str(seconds), "--forward", forward,
-                             what="capacity measurement")
+                             what="capacity measurement",
+                             timeout=RUN_TIMEOUT_FACTOR * (seconds + STARTUP_S) + RUN_TIMEOUT_SLACK_S)
 
 
 # ---------------------------------------------------------------- the signature of a run
