@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--overload", action="store_true", help="also run the overload sidebar")
 
     c = sub.add_parser("calibrate", help="choose this machine's arrival rate (cached)")
+    c.add_argument("--profile", choices=list(PROFILES),
+                   help="calibrate as this profile's build does (its check lengths), into the cache it reuses")
+    c.add_argument("--json", action="store_true", help="print one JSON line: rate, target, every check")
+    c.add_argument("--check-duration", type=_positive(float, MAX_DURATION), default=None,
+                   help="seconds per checking run (default 60; ignored with --profile)")
     c.add_argument("--quick", action="store_true", help="capacity only, no checking runs")
     c.add_argument("--force", action="store_true", help="ignore the cached choice")
     c.add_argument("--forward", choices=FORWARDS, default="article")
@@ -169,15 +174,50 @@ def _cmd_matrix(a) -> int:
 
 
 def _cmd_calibrate(a) -> int:
-    from .runs.calibrate import calibrate
-    res = calibrate(checks=not a.quick, force=a.force, forward=a.forward)
-    print(f"capacity {res['capacity']['tokens_per_s']:.0f} tokens/s; proposed {res['proposed_rate']:.2f} req/s")
-    for c in res["checks"]:
-        print(f"  check {c['rate']:.2f} req/s: median of {len(c['per_seed'])} seeds: "
-              f"{c['preemptions_per_min']:.0f} preemptions/min, {c['eager_steps_per_min']:.0f} eager steps/min, "
-              f"TTFT p50 {c['ttft_p50_ms']:.0f} ms -> {c['place']}")
-    reached = {True: "in the article's band", False: "band NOT reached", None: "capacity only"}[res["band_reached"]]
-    print(f"rate {res['rate']:.3f} req/s ({res['method']}, {reached})")
+    import time
+
+    from .runs.calibrate import CHECK_DURATION, calibrate
+    from .runs.profiles import get_profile
+    from .runs.target import REGIME
+    t0 = time.time()
+    if a.profile:
+        prof = get_profile(a.profile)
+        checks = prof.calibration == "checked"
+        lengths = sorted({prof.check_duration, prof.sweep_duration}) if checks else [None]
+    else:
+        checks, lengths = not a.quick, [a.check_duration or CHECK_DURATION]
+    records = [calibrate(checks=checks, force=a.force, forward=a.forward, check_duration=L or CHECK_DURATION,
+                         progress=not a.json) for L in lengths]
+    if a.profile and a.forward == "article":
+        from .runs.sweep import capacity_scale
+        capacity_scale(prof, "fast")         # the sweep's fast forward is scaled by its own capacity
+    main = records[lengths.index(prof.check_duration)] if a.profile and checks else records[0]
+    if a.json:
+        from dataclasses import asdict
+        print(json.dumps({"profile": a.profile, "forward": a.forward, "rate": main["rate"],
+                          "target": asdict(REGIME), "seconds": round(time.time() - t0, 1),
+                          "calibrations": [{k: r.get(k) for k in ("rate", "method", "check_duration_s",
+                                                                  "band_reached", "proposed_rate",
+                                                                  "seconds_taken", "checks")}
+                                           | {"capacity_tokens_per_s": r["capacity"]["tokens_per_s"],
+                                              "forward_ms_b32": r["capacity"].get("forward_ms_b32")}
+                                           for r in records]}))
+        return 0
+    for res in records:
+        cap = res["capacity"]
+        b32 = f"; batch-32 forward {cap['forward_ms_b32']:.2f} ms" if "forward_ms_b32" in cap else ""
+        print(f"capacity {cap['tokens_per_s']:.0f} tokens/s{b32}; proposed {res['proposed_rate']:.2f} req/s")
+        for c in res["checks"]:
+            print(f"  check {c['rate']:.2f} req/s, {res['check_duration_s']:g} s, median of {len(c['per_seed'])} "
+                  f"seeds: fullness {c.get('fullness', float('nan')):.2f}, "
+                  f"{c['preemptions_per_min']:.0f} preemptions/min, {c['eager_steps_per_min']:.0f} eager "
+                  f"steps/min, TTFT p50 {c['ttft_p50_ms']:.0f} ms -> {c['place']}"
+                  + (f" (by {c['decided_by']})" if "decided_by" in c else ""))
+        reached = {True: "in the article's regime", False: "regime NOT reached",
+                   None: "capacity only"}[res["band_reached"]]
+        length = f", {res['check_duration_s']:g} s checks" if res.get("check_duration_s") else ""
+        print(f"rate {res['rate']:.3f} req/s ({res['method']}{length}, {reached}, "
+              f"{res['seconds_taken']:.0f} s to calibrate)")
     return 0
 
 

@@ -143,11 +143,13 @@ def test_fast_capacity_is_measured_over_the_article_window(monkeypatch):
                ("capacity", "fast"): {"capacity": {"tokens_per_s": 900.0, "seconds": 10.0}}}
     calls = []
 
-    def fake_calibrate(checks=True, force=False, progress=True, capacity_seconds=None, forward="article"):
+    def fake_calibrate(checks=True, force=False, progress=True, capacity_seconds=None, forward="article",
+                       check_duration=60.0):
         calls.append((forward, capacity_seconds, force))
         records[("capacity", forward)] = {"capacity": {"tokens_per_s": 1500.0, "seconds": capacity_seconds}}
         return records[("capacity", forward)]
-    monkeypatch.setattr(es, "load_calibration", lambda method, forward: records.get((method, forward)))
+    monkeypatch.setattr(es, "load_calibration",
+                        lambda method, forward, check_duration=None: records.get((method, forward)))
     monkeypatch.setattr(es, "calibrate", fake_calibrate)
     prof = es.get_profile("article")
     assert es.capacity_scale(prof, "fast") == pytest.approx(1.5)

@@ -69,8 +69,11 @@ CALIBRATION_ROWS = (("rate", "arrival rate used (req/s)", "{:.3f}"), ("source", 
                     ("mean_output_tokens", "mean output tokens per request", "{:.0f}"),
                     ("target_utilization", "target utilization", "{:.0%}"),
                     ("proposed_rate", "proposed rate (req/s)", "{:.3f}"),
+                    ("forward_ms_b32", "batch-32 forward pass (ms, microbenchmark)", "{:.2f}"),
+                    ("check_start_rate", "first check (req/s)", "{:.3f}"),
                     ("n_checks", "checking runs", "{}"),
-                    ("check_duration_s", "seconds per checking run", "{}"))
+                    ("check_duration_s", "seconds per checking run", "{}"),
+                    ("seconds_taken", "time to calibrate (s)", "{:.0f}"))
 
 
 def calibration_table(summary: dict) -> pd.DataFrame:
@@ -96,15 +99,20 @@ def calibration_summary(rate_info: dict, calibration: dict | None) -> dict:
                    mean_output_tokens=float(calibration["mean_output_tokens"]),
                    target_utilization=float(calibration["target_utilization"]),
                    proposed_rate=float(calibration["proposed_rate"]),
+                   forward_ms_b32=cap.get("forward_ms_b32"),
+                   check_start_rate=(calibration["checks"][0]["rate"] if calibration.get("checks") else None),
                    n_checks=len(calibration.get("checks") or []),
-                   check_duration_s=calibration.get("check_duration_s"))
+                   check_duration_s=calibration.get("check_duration_s"),
+                   seconds_taken=calibration.get("seconds_taken"))
     return out
 
 
 def calibration_checks(calibration: dict | None) -> pd.DataFrame:
     """The checking runs of a 'checked' calibration (empty for a capacity-only one)."""
-    cols = ["rate", "preemptions_per_min", "eager_steps_per_min", "ttft_p50_ms", "drains", "place"]
+    cols = ["rate", "fullness", "preemptions_per_min", "eager_steps_per_min", "ttft_p50_ms", "drains", "place",
+            "decided_by"]
     checks = (calibration or {}).get("checks") or []
     return pd.DataFrame([{c: chk.get(c) for c in cols} for chk in checks], columns=cols).rename(columns={
-        "rate": "rate, req/s", "preemptions_per_min": "preemptions / 60 s", "eager_steps_per_min":
-        "eager steps / 60 s", "ttft_p50_ms": "TTFT p50, ms", "place": "against the band"})
+        "rate": "rate, req/s", "fullness": "gap / batch-32 forward", "preemptions_per_min": "preemptions / 60 s",
+        "eager_steps_per_min": "eager steps / 60 s", "ttft_p50_ms": "TTFT p50, ms",
+        "place": "against the regime", "decided_by": "decided by"})

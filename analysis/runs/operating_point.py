@@ -8,10 +8,12 @@ where and by how much.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-from ..engine_link import BAND, Band, target
+from ..engine_link import BAND, REGIME, Band, Regime, regime, target
 
 ARTICLE_BASELINE = target.ARTICLE_BASELINE
 
@@ -115,6 +117,10 @@ def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAN
         return ("No calibration check ran at the rate the ladder used, so there is no second "
                 "reading of it on other seeds.")
     c = checks[-1]
+    # the preemption count alone, by the same rule for the check and the ladder (the check's
+    # own place in the calibration also weighs how full its steps were)
+    check_place = band.place(c["preemptions_per_min"], c["drains"])
+    _words = {"below": "below the band", "in band": "inside the band", "above": "above the band"}
     seeds = ", ".join(str(s) for s in (calibration or {}).get("check_seeds", [])) or "its own seeds"
     per_seed = [s["preemptions_per_min"] for s in c.get("per_seed", [])]
     spread = f" ({min(per_seed):.0f}-{max(per_seed):.0f} across seeds)" if per_seed else ""
@@ -123,12 +129,117 @@ def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAN
     ladder_place = band.place(ladder, ladder_drains)
     head = (f"The calibration checked this same rate on seeds {seeds}: a median of "
             f"{c['preemptions_per_min']:.0f} preemptions per 60 s{spread}, "
-            f"{'a queue that drained' if c['drains'] else 'a queue that did not drain'} ({c['place']} the band); "
+            f"{'a queue that drained' if c['drains'] else 'a queue that did not drain'} ({_words[check_place]}); "
             f"the ladder's seeds read {ladder:.0f} "
             f"({sig['preemptions_per_min'].min():.0f}-{sig['preemptions_per_min'].max():.0f} across runs)")
-    if c["place"] == ladder_place:
+    if check_place == ladder_place:
         return head + ", on the same side of the band."
     load = float(sig["load"].median()) if "load" in sig else float("nan")
     at = f" at {load:.2f} of capacity" if load == load else ""
     return (head + f". The two readings of one rate fall on different sides of the band: the signature is "
             f"steep{at}, and which seeds a run draws decides which side it lands on.")
+
+
+# ------------------------------------------------------------------ the regime signature
+# statistic of engine.runs.regime, row label, number format, the article's figure as text
+REGIME_ROWS = [
+    ("fullness", "typical gap / batch-32 forward pass", "{:.2f}"),
+    ("p50_ms", "ITL p50, ms", "{:.1f}"),
+    ("decode_batch", "decode batch (time-weighted)", "{:.1f}"),
+    ("eager_steps_per_min", "eager steps per 60 s", "{:.0f}"),
+    ("preemptions_per_min", "preemptions per 60 s", "{:.0f}"),
+    ("ttft_p50_ms", "TTFT p50, ms", "{:.0f}"),
+]
+
+
+def article_regime(target_: Regime = REGIME) -> dict:
+    """The article's baseline regime, per statistic, as text (its runs' range where it gives one)."""
+    art = ARTICLE_BASELINE
+    lo, hi = target_.fullness_range
+    p50 = art["itl_p50_ms"]
+    return {"fullness": f"{target_.fullness:.2f} (target {lo:.2f}-{hi:.2f})",
+            "p50_ms": f"{art['itl_p50_median_ms']:.1f} [{p50[0]:.1f}-{p50[1]:.1f}]",
+            "decode_batch": "not reported",
+            "eager_steps_per_min": f"{art['eager_steps'][0]:,}-{art['eager_steps'][1]:,}",
+            "preemptions_per_min": f"{target_.band.low:.0f}-{target_.band.high:.0f} (one light run: "
+                                   f"{art['preemptions'][0]})",
+            "ttft_p50_ms": f"drains (overloaded: {art['ttft_p50_overloaded_s'][0]:.0f}-"
+                           f"{art['ttft_p50_overloaded_s'][1]:.0f} s)"}
+
+
+def regime_signatures(paths, forward_ms_b32: float | None) -> pd.DataFrame:
+    """One row per raw log: its regime signature (engine.runs.regime) over the whole run."""
+    return pd.DataFrame([{"path": str(p), **regime.signature(p, forward_ms_b32)} for p in paths])
+
+
+def regime_table(columns: dict[str, pd.DataFrame], target_: Regime = REGIME) -> pd.DataFrame:
+    """statistic | the article | one column per named set of runs (median [min-max])."""
+    art = article_regime(target_)
+    rows = []
+    for key, label, fmt in REGIME_ROWS:
+        row = {"statistic": label, "article (5 x 60 s)": art[key]}
+        for name, sig in columns.items():
+            row[name] = _spread(sig[key], fmt) if len(sig) else "no runs"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def check_signatures(calibration: dict | None) -> pd.DataFrame:
+    """The per-seed signatures of the calibration's check at the rate it chose."""
+    cal = calibration or {}
+    chosen = [c for c in cal.get("checks") or [] if abs(c["rate"] - cal.get("rate", math.nan)) <= 1e-9]
+    return pd.DataFrame(chosen[-1].get("per_seed", []) if chosen else [])
+
+
+def regime_place(sig: pd.DataFrame, target_: Regime = REGIME) -> tuple[str, str, dict]:
+    """(place, deciding statistic, the median signature) of a set of baseline runs."""
+    med = {k: float(sig[k].median()) for k, _, _ in REGIME_ROWS}
+    place, by = target_.stage(med)
+    return place, by, med
+
+
+def regime_sentence(sig: pd.DataFrame, target_: Regime = REGIME, what: str = "baseline runs") -> str:
+    """Which regime a set of baseline runs was in, and how far from the article's: computed."""
+    if sig is None or not len(sig):
+        return f"This build has no {what} to place against the article's regime."
+    if not np.isfinite(sig["fullness"]).any():
+        return (f"This build's {what} cannot be placed against the article's regime: no batch-32 forward "
+                f"pass was measured on this machine to compare their median gap with.")
+    place, by, m = regime_place(sig, target_)
+    lo, hi = target_.fullness_range
+    band = target_.band
+    facts = (f"a typical gap was {m['fullness']:.2f} times this machine's batch-32 forward pass (the "
+             f"article's {target_.fullness:.2f}; like for like within {lo:.2f}-{hi:.2f}), with "
+             f"{m['eager_steps_per_min']:.0f} eager steps and {m['preemptions_per_min']:.0f} preemptions per "
+             f"60 s (the article: {ARTICLE_BASELINE['eager_steps'][0]:,}-{ARTICLE_BASELINE['eager_steps'][1]:,} "
+             f"and {band.low:.0f}-{band.high:.0f}) and a median time to first token of "
+             f"{m['ttft_p50_ms'] / 1e3:.2f} s")
+    n = f"{len(sig)} {what}" if len(sig) != 1 else f"its one {what.rstrip('s')}"
+    if place == "in band":
+        return f"Like for like: this build ran the article's regime. Over {n}, {facts}."
+    if by == "drain":
+        return (f"Not like for like: this build ran past the article's regime, with queues that did not "
+                f"drain. Over {n}, {facts}.")
+    if by == "fullness":
+        side = "lighter" if place == "below" else "heavier"
+        return f"Not like for like: this build ran a {side} regime than the article's. Over {n}, {facts}."
+    side = "less" if place == "below" else "more"
+    return (f"Close but not like for like: this build's steps were as full as the article's, with {side} "
+            f"pressure on the KV pool. Over {n}, {facts}.")
+
+
+def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
+    """The regime of a build, as a page shows it: the calibration behind its ladder, the
+    signature of its baseline runs and of the calibration's checks, the table and the
+    sentence. Makes any baseline run not yet cached."""
+    from ..engine_link import RUNGS, ensure_runs, get_profile, load_calibration, profile_specs
+    prof = get_profile(profile)
+    specs = [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate) if s.rung == RUNGS[0]]
+    calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
+    b32 = ((calibration or {}).get("capacity") or {}).get("forward_ms_b32")
+    ladder = regime_signatures(ensure_runs(specs, progress=False), b32)
+    checks = check_signatures(calibration)
+    return {"calibration": calibration, "forward_ms_b32": b32, "ladder": ladder, "checks": checks,
+            "table": regime_table({f"checks ({len(checks)} seeds)": checks,
+                                   f"this build's baseline ({len(ladder)} runs)": ladder}),
+            "sentence": regime_sentence(ladder)}

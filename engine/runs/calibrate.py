@@ -1,19 +1,25 @@
 """Find this machine's arrival rate for the article's operating point.
 
-The article kept one regime by lowering its rate when its VM got slower. Here the rate
-is searched until the baseline rung's signature lands in the article's band
-(engine/runs/target.py): the median over CHECK_SEEDS of preemptions per 60 s inside
-[142, 318], with queues that drain. Steps:
+The article kept one regime by lowering its rate when its VM got slower. Here the rate is
+searched until the baseline rung's regime signature (engine/runs/regime.py) lands in the
+article's (engine/runs/target.py: REGIME), judged onto the cliff first (how full a typical
+step is: the median gap over the batch-32 forward pass, with queues that drain) and then
+along it (preemptions per 60 s in the article's band). Steps:
 
-1. measure capacity: decode tokens per second with a saturated queue (baseline rung);
-2. start from TARGET_UTILIZATION x capacity / mean output tokens per request;
-3. ("checked" method) bracket and bisect the rate on the signature of baseline runs as
-   long as the article's, on held-out seeds (every check recorded), until the median
-   lands in the band, or report that the band was not reached and keep the draining
-   check closest to it.
+1. measure capacity (decode tokens per second with a saturated queue, baseline rung) and
+   the batch-32 forward pass (the microbenchmark in a fresh process, as the article did);
+2. start the search at CHECK_START_UTILIZATION x capacity / mean output tokens;
+3. ("checked" method) bracket and bisect the rate on the median signature of baseline
+   checks on held-out seeds, each as long as the runs the rate is for (every check
+   recorded), until it lands in the regime, or report that it did not and keep the
+   draining check closest to it.
 
-The result, with everything measured and every check, is cached per machine and
-engine code version, and each run stores the rate's provenance.
+A run starts from an empty engine and takes tens of seconds to climb onto its steady
+running set (benchmarks/bench_regime.py measures it), so a rate found with checks of one
+length does not carry over to runs of another: each check length is its own protocol,
+with its own record. The result, with everything measured and every check, is cached per
+machine, forward, check length and engine code version, and each run stores the rate's
+provenance.
 """
 from __future__ import annotations
 
@@ -30,20 +36,27 @@ import numpy as np
 from ..serve.config import LADDER
 from ..serve.provenance import machine_fingerprint
 from ..serve.workload import Workload
-from . import cache
+from . import cache, regime
 from .child import engine_child_json
 from .spec import RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_SLACK_S, STARTUP_S, validate
-from .target import BAND, Band
+from .target import BAND, REGIME, Regime
 
+# The proposal without checks (the smoke profile's rate) stays at 80% of capacity.
 TARGET_UTILIZATION = 0.80
+# Checked searches start at 100%: at 80% the quick build of 2026-12-04 ran with 0
+# preemptions and a median gap under a tenth of the batch-32 forward pass, far below the
+# cliff, and the article's regime measured here sat at 1.1x.
+CHECK_START_UTILIZATION = 1.0
 CAPACITY_SECONDS, CAPACITY_WARMUP = 20.0, 4.0
-# Checks run as long as the article's runs: a run starts from an empty engine, so its first
-# half preempts less than its second, and a 30 s check scaled to 60 s read about half the
-# preemptions a 60 s run of the same rate had. The check seeds are held out from the ladder's
-# (1-5), so the rate is not fitted to the noise of the very runs the book then reports.
+FORWARD_PROCESSES = 3        # microbenchmark processes whose median batch-32 forward is recorded
+# Check seeds are held out from the ladder's (1-5), so the rate is not fitted to the
+# noise of the very runs the book then reports.
 CHECK_SEEDS, CHECK_DURATION, MAX_CHECKS = (101, 102, 103), 60.0, 8
-STEP = 1.25                  # rate factor while only one side of the band has been seen
-MIN_BRACKET = 1.01           # stop bisecting when hi / lo is this close: the band lies in a jump
+STEP = 1.25                  # rate factor while only one side of the regime has been seen
+# Stop bisecting when hi / lo is this close: the regime lies in a jump. At 20 s a seed's run
+# either tips onto the cliff or does not (2026-12-04: seed 101 read 0.52 of the batch-32
+# forward at 12.78 req/s and 1.59 at 12.87), so halving a 3% bracket again buys nothing.
+MIN_BRACKET = 1.03
 
 
 # ---------------------------------------------------------------- capacity (runs in a child)
@@ -74,47 +87,47 @@ def measure_capacity_here(seconds: float = CAPACITY_SECONDS, warmup: float = CAP
 
 
 def measure_capacity(seconds: float, forward: str = "article") -> dict:
+    """Capacity, and the batch-32 decode forward pass measured in a fresh process of its
+    own (the microbenchmark), as the article measured its 12.8 ms."""
+    from ..microbench import forward_ms_subprocess
     # killed as hung past the same bound as a run's (spec.RUN_TIMEOUT_FACTOR): a saturated
     # queue for `seconds`, plus start-up
-    return engine_child_json("capacity", "--seconds", str(seconds), "--forward", forward,
-                             what="capacity measurement",
-                             timeout=RUN_TIMEOUT_FACTOR * (seconds + STARTUP_S) + RUN_TIMEOUT_SLACK_S)
+    cap = engine_child_json("capacity", "--seconds", str(seconds), "--forward", forward,
+                            what="capacity measurement",
+                            timeout=RUN_TIMEOUT_FACTOR * (seconds + STARTUP_S) + RUN_TIMEOUT_SLACK_S)
+    # one process's reading moved by 25% from one to the next here (5.2 against 6.5 ms),
+    # so the denominator of every fullness is the median of a few fresh processes
+    readings = [next(r["batched_ms"] for r in forward_ms_subprocess(forward=forward) if r["batch"] == 32)
+                for _ in range(FORWARD_PROCESSES)]
+    cap["forward_ms_b32"] = float(np.median(readings))
+    cap["forward_ms_b32_readings"] = readings
+    return cap
 
 
-# ---------------------------------------------------------------- the signature of a run
-def signature(path: Path) -> dict:
-    """The numbers the operating point is judged by, read straight from a raw log."""
-    with np.load(path) as z:
-        steps, req = z["steps"], z["requests"]
-        duration = float(json.loads(str(z["config"]))["duration"])
-    ttft = (req[:, 4] - req[:, 1]) * 1e3
-    per_min = 60.0 / duration
-    return {"preemptions_per_min": float(steps[:, 5].sum()) * per_min,
-            "eager_steps_per_min": float((steps[:, 4] == 0).sum()) * per_min,
-            "ttft_p50_ms": float(np.median(ttft)), "ttft_p99_ms": float(np.percentile(ttft, 99)),
-            "max_batch": int(steps[:, 2].max()) if len(steps) else 0}
-
-
-def median_signature(per_seed: list[dict], band: Band = BAND) -> dict:
+# ---------------------------------------------------------------- the signature of a check
+def median_signature(per_seed: list[dict], target: Regime = REGIME) -> dict:
+    """The median of each statistic over the check seeds, and whether that median drains."""
     m = {k: float(np.median([x[k] for x in per_seed])) for k in per_seed[0]}
-    m["drains"] = m["ttft_p50_ms"] <= band.max_ttft_p50_s * 1e3
+    m["drains"] = m["ttft_p50_ms"] <= target.band.max_ttft_p50_s * 1e3
     return m
 
 
 # ---------------------------------------------------------------- the search (pure)
-def search_rate(measure: Callable[[float], dict], start: float, band: Band = BAND,
+def search_rate(measure: Callable[[float], dict], start: float, target: Regime = REGIME,
                 max_checks: int = MAX_CHECKS) -> dict:
-    """Bracket, then bisect (geometrically), the rate whose signature lands in the band.
+    """Bracket, then bisect (geometrically), the rate whose signature lands in the regime.
 
-    `measure(rate)` returns a dict with at least preemptions_per_min and drains.
-    Returns {"rate", "reached", "checks"}; when no check lands in the band, "reached" is
-    False and the rate is the draining check closest to the band (in log ratio), or the
-    lowest checked rate if none drained."""
+    `measure(rate)` returns a median signature (fullness, preemptions_per_min,
+    ttft_p50_ms, ...). Each check is placed onto the cliff first, then along it
+    (Regime.stage), which orders rates one way, so one bisection serves both stages.
+    Returns {"rate", "reached", "checks"}; when no check lands in the regime, "reached"
+    is False and the rate is the draining check closest to it, or the lowest checked rate
+    if none drained."""
     checks, lo, hi, rate = [], None, None, float(start)
     for _ in range(max_checks):
         m = measure(rate)
-        place = band.place(m["preemptions_per_min"], m["drains"])
-        checks.append({"rate": round(rate, 4), **m, "place": place})
+        place, decided_by = target.stage(m)
+        checks.append({"rate": round(rate, 4), **m, "place": place, "decided_by": decided_by})
         if place == "in band":
             return {"rate": round(rate, 4), "reached": True, "checks": checks}
         if place == "above":
@@ -127,33 +140,40 @@ def search_rate(measure: Callable[[float], dict], start: float, band: Band = BAN
             rate = math.sqrt(lo * hi)
         else:
             rate = rate / STEP if lo is None else rate * STEP
-    return {"rate": _closest(checks, band), "reached": False, "checks": checks}
+    return {"rate": _closest(checks, target), "reached": False, "checks": checks}
 
 
-def _closest(checks: list[dict], band: Band) -> float:
-    def distance(c):
-        p = max(c["preemptions_per_min"], 1e-9)
-        return 0.0 if band.low <= p <= band.high else min(abs(math.log(p / band.low)),
-                                                           abs(math.log(p / band.high)))
+def _log_distance(x: float, lo: float, hi: float) -> float:
+    x = max(x, 1e-9)
+    return 0.0 if lo <= x <= hi else min(abs(math.log(x / lo)), abs(math.log(x / hi)))
+
+
+def _closest(checks: list[dict], target: Regime) -> float:
+    """The draining check nearest the regime: first by fullness, then by preemptions."""
+    band = target.band
     drained = [c for c in checks if c["drains"]]
     if not drained:
         return min(c["rate"] for c in checks)
-    return min(drained, key=distance)["rate"]
+    return min(drained, key=lambda c: (_log_distance(c["fullness"], *target.fullness_range),
+                                       _log_distance(c["preemptions_per_min"], band.low, band.high)))["rate"]
 
 
-def check_rate(rate: float, progress: bool = True, forward: str = "article") -> dict:
-    """One check: the baseline rung at `rate` for each check seed (via the run cache)."""
+def check_rate(rate: float, forward_ms_b32: float, duration: float = CHECK_DURATION, progress: bool = True,
+               forward: str = "article") -> dict:
+    """One check: the baseline rung at `rate` for each check seed (via the run cache), each
+    run's regime signature and their median."""
     import dataclasses
 
     from .execute import ensure_runs
     from .spec import RunSpec
     cfg = dataclasses.replace(LADDER["baseline"], forward=forward)
-    specs = [RunSpec(cfg, seed, CHECK_DURATION, round(rate, 4),
+    specs = [RunSpec(cfg, seed, float(duration), round(rate, 4),
                      {"rate": round(rate, 4), "source": "calibration check"}, group="calibration")
              for seed in CHECK_SEEDS]
-    paths = ensure_runs(specs, progress=progress, label=f"calibration check @ {rate:.2f} req/s")
-    per_seed = [signature(p) for p in paths]
-    return {**median_signature(per_seed), "per_seed": per_seed}
+    paths = ensure_runs(specs, progress=progress, label=f"calibration check @ {rate:.2f} req/s, {duration:g} s")
+    per_seed = [{"seed": s.seed, **regime.signature(p, forward_ms_b32)} for s, p in zip(specs, paths)]
+    stats = [{k: v for k, v in x.items() if k != "seed"} for x in per_seed]
+    return {**median_signature(stats), "per_seed": per_seed}
 
 
 # ---------------------------------------------------------------- the cached choice
@@ -161,8 +181,10 @@ def calibration_dir() -> Path:
     return cache.cache_dir() / "calibration"
 
 
-def calibration_path(method: str, forward: str = "article") -> Path:
-    return calibration_dir() / f"{method}-{forward}-{cache.machine_key()}-{cache.code_version()}.json"
+def calibration_path(method: str, forward: str = "article", check_duration: float | None = None) -> Path:
+    """One record per method, forward, check length (a checked record), machine and engine code."""
+    protocol = f"checked-{float(check_duration or CHECK_DURATION):g}s" if method == "checked" else method
+    return calibration_dir() / f"{protocol}-{forward}-{cache.machine_key()}-{cache.code_version()}.json"
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
@@ -186,84 +208,142 @@ def record_problem(data) -> str | None:
     return None
 
 
-def load_calibration(required: str = "capacity", forward: str = "article") -> dict | None:
-    """The cached calibration for this machine; a checked one satisfies either requirement.
-    A record that does not read back whole is reported (naming it), removed and redone."""
-    for method in (("checked", "capacity") if required == "capacity" else ("checked",)):
-        p = calibration_path(method, forward)
-        try:
-            data = json.loads(p.read_text())
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError) as e:
-            cache.discard_corrupt(p, f"not readable JSON: {e}", "calibration record")
-            continue
-        if (problem := record_problem(data)) is not None:
-            cache.discard_corrupt(p, problem, "calibration record")
-            continue
+def _read_record(p: Path) -> dict | None:
+    """A record, or None; one that does not read back whole is reported (naming it) and removed."""
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        cache.discard_corrupt(p, f"not readable JSON: {e}", "calibration record")
+        return None
+    if (problem := record_problem(data)) is not None:
+        cache.discard_corrupt(p, problem, "calibration record")
+        return None
+    return data
+
+
+def load_calibration(required: str = "capacity", forward: str = "article",
+                     check_duration: float | None = None) -> dict | None:
+    """The cached calibration for this machine. "checked" wants the record of checks as
+    long as `check_duration` (default CHECK_DURATION); "capacity" takes that checked record,
+    else the capacity-only one, else any checked record (the longest checks first)."""
+    if required == "checked":
+        return _read_record(calibration_path("checked", forward, check_duration))
+    if check_duration is not None and (data := _read_record(calibration_path("checked", forward,
+                                                                              check_duration))):
         return data
+    if (data := _read_record(calibration_path("capacity", forward))) is not None:
+        return data
+    for p in sorted(_checked_records(forward), key=lambda q: -_record_seconds(q)):
+        if (data := _read_record(p)) is not None:
+            return data
+    return None
+
+
+def _checked_records(forward: str) -> list[Path]:
+    tail = f"-{forward}-{cache.machine_key()}-{cache.code_version()}.json"
+    d = calibration_dir()
+    return [p for p in d.glob(f"checked-*s{tail}")] if d.is_dir() else []
+
+
+def _record_seconds(p: Path) -> float:
+    try:
+        return float(p.name.split("-")[1].rstrip("s"))
+    except (IndexError, ValueError):
+        return 0.0
+
+
+def _reusable_capacity(forward: str, seconds: float) -> dict | None:
+    """A capacity measured for another record of this forward, machine and code, over the
+    same window, with its batch-32 forward pass: each check length's search starts from the
+    same measured machine instead of measuring it again."""
+    paths = [calibration_path("capacity", forward)] + _checked_records(forward)
+    for p in paths:
+        data = _read_record(p)
+        cap = (data or {}).get("capacity", {})
+        if cap.get("seconds") == seconds and isinstance(cap.get("forward_ms_b32"), (int, float)):
+            return cap
     return None
 
 
 def calibrate(checks: bool = True, force: bool = False, progress: bool = True,
-              capacity_seconds: float | None = None, forward: str = "article") -> dict:
+              capacity_seconds: float | None = None, forward: str = "article",
+              check_duration: float = CHECK_DURATION) -> dict:
     """Calibrate (unless cached), holding the cache's measuring lock: no run or other
     calibration of this cache is measured meanwhile, and a second process that wants the
     same calibration waits, then reuses the record this one wrote."""
     method = "checked" if checks else "capacity"
-    if not force and (cached := load_calibration(method, forward)) is not None:
+    want = (method, forward, check_duration if checks else None)
+    if not force and (cached := _read_record(calibration_path(*want))) is not None:
         return cached
     cache.ensure_writable(calibration_dir(), why="this machine has no calibration record yet and "
                                                  "calibrating must store one there")
-    with cache.measuring(f"calibration ({method}, {forward} forward)"):
-        if not force and (cached := load_calibration(method, forward)) is not None:
+    what = f"{check_duration:g} s checks" if checks else "capacity only"
+    with cache.measuring(f"calibration ({what}, {forward} forward)"):
+        if not force and (cached := _read_record(calibration_path(*want))) is not None:
             return cached                        # made by another process while we waited
-        return _measure_calibration(method, checks, progress, capacity_seconds, forward)
+        return _measure_calibration(method, checks, progress, capacity_seconds, forward,
+                                    float(check_duration), force)
 
 
 def _measure_calibration(method: str, checks: bool, progress: bool, capacity_seconds: float | None,
-                         forward: str) -> dict:
+                         forward: str, check_duration: float, force: bool) -> dict:
     t0 = time.time()
     seconds = capacity_seconds or (CAPACITY_SECONDS if checks else 10.0)
-    if progress:
-        print(f"calibration ({forward} forward): measuring capacity ({seconds:.0f} s, saturated queue)...",
-              file=sys.stderr)
-    cap = measure_capacity(seconds, forward)
+    cap = None if force else _reusable_capacity(forward, seconds)
+    if cap is None:
+        if progress:
+            print(f"calibration ({forward} forward): measuring capacity ({seconds:.0f} s, saturated queue) "
+                  f"and the batch-32 forward pass...", file=sys.stderr)
+        cap = measure_capacity(seconds, forward)
     mean_out = Workload().mean_output_tokens()
     proposed = round(TARGET_UTILIZATION * cap["tokens_per_s"] / mean_out, 4)
     if checks:
-        found = search_rate(lambda r: check_rate(r, progress, forward), proposed)
+        start = round(CHECK_START_UTILIZATION * cap["tokens_per_s"] / mean_out, 4)
+        found = search_rate(lambda r: check_rate(r, cap["forward_ms_b32"], check_duration, progress, forward),
+                            start)
     else:
         found = {"rate": proposed, "reached": None, "checks": []}
     result = {
         "rate": found["rate"], "method": method, "forward": forward, "machine": machine_fingerprint(),
         "engine_code": cache.code_version(), "capacity": cap, "mean_output_tokens": mean_out,
         "target_utilization": TARGET_UTILIZATION, "proposed_rate": proposed,
-        "band": asdict(BAND), "band_reached": found["reached"],
+        "check_start_utilization": CHECK_START_UTILIZATION if checks else None,
+        "target": asdict(REGIME), "band": asdict(BAND), "band_reached": found["reached"],
         "check_seeds": list(CHECK_SEEDS) if checks else [],
-        "check_duration_s": CHECK_DURATION if checks else None,
+        "check_duration_s": check_duration if checks else None,
         "checks": found["checks"], "seconds_taken": round(time.time() - t0, 1),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    _write_json_atomic(calibration_path(method, forward), result)
+    _write_json_atomic(calibration_path(method, forward, check_duration if checks else None), result)
+    if progress:
+        how = {True: "in the article's regime", False: "regime not reached", None: "capacity proposal"}
+        print(f"calibration ({forward} forward{f', {check_duration:g} s checks' if checks else ''}): "
+              f"{result['rate']:.3f} req/s, {how[found['reached']]}, {len(found['checks'])} checks, "
+              f"{result['seconds_taken']:.0f} s", file=sys.stderr)
     return result
 
 
-def calibrated_rate(required: str = "capacity", forward: str = "article") -> tuple[float, dict]:
+def calibrated_rate(required: str = "capacity", forward: str = "article",
+                    check_duration: float | None = None) -> tuple[float, dict]:
     """(rate, provenance summary), calibrating first if this machine has no cached choice."""
-    cal = load_calibration(required, forward) or calibrate(checks=(required == "checked"), forward=forward)
+    checks = required == "checked"
+    cal = (load_calibration(required, forward, check_duration)
+           or calibrate(checks=checks, forward=forward, check_duration=check_duration or CHECK_DURATION))
     info = {"rate": cal["rate"], "source": "calibration", "method": cal["method"], "forward": forward,
             "capacity_tokens_per_s": cal["capacity"]["tokens_per_s"], "proposed_rate": cal["proposed_rate"],
-            "band_reached": cal.get("band_reached"),
+            "check_duration_s": cal.get("check_duration_s"), "band_reached": cal.get("band_reached"),
             "checks": [(c["rate"], c["place"]) for c in cal["checks"]]}
     return cal["rate"], info
 
 
-def checked_rate(prof, seeds, duration: float, rate: float | None,
-                 forward: str = "article") -> tuple[float, dict]:
-    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one."""
+def checked_rate(prof, seeds, duration: float, rate: float | None, forward: str = "article",
+                 check_duration: float | None = None) -> tuple[float, dict]:
+    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one
+    (for runs as long as `check_duration`, default the profile's own check length)."""
     for s in seeds:
         validate(s, duration, rate)
     if rate is None:
-        return calibrated_rate(prof.calibration, forward)
+        return calibrated_rate(prof.calibration, forward, check_duration or prof.check_duration)
     return float(rate), {"rate": float(rate), "source": "given"}

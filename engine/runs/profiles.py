@@ -17,23 +17,27 @@ class Profile:
     seeds: tuple
     duration: float                 # seconds of arrivals per run
     overload_seeds: tuple           # the overload sidebar may use fewer seeds
-    calibration: str                # "checked" (short baseline runs confirm the regime) or "capacity"
+    calibration: str                # "checked" (baseline checks place the regime) or "capacity"
+    check_duration: float | None = None   # checks as long as the ladder's runs (engine/runs/calibrate.py)
     rungs: tuple = tuple(RUNGS)
     control_seeds: tuple = (1,)     # the instrument's controls (book/checking)
     control_duration: float = 3.0
     sweep_seeds: tuple = (1,)       # the load sweep (book/regimes)
-    sweep_duration: float = 2.0
+    sweep_duration: float = 2.0     # a checked profile calibrates the sweep with checks this long
     minutes_2core: str = ""         # rough wall time from an empty cache on a 2-core machine
 
 
 PROFILES = {
     "article": Profile("article", seeds=(1, 2, 3, 4, 5), duration=60.0, overload_seeds=(1, 2, 3),
-                       calibration="checked", minutes_2core="about 145",
+                       calibration="checked", check_duration=60.0, minutes_2core="about 150",
                        control_seeds=(1, 2, 3), control_duration=20.0,
                        sweep_seeds=(1, 2), sweep_duration=20.0),
+    # Quick runs are 20 s from an empty engine, and calibrated with 20 s checks: a rate found
+    # with 60 s checks runs a 20 s run far lighter (benchmarks/bench_regime.py). Its sweep is
+    # as long as its runs, so that load 1.0 is the regime the ladder ran in.
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
-                     calibration="capacity", minutes_2core="about 20",
-                     control_seeds=(1,), control_duration=10.0, sweep_seeds=(1,), sweep_duration=8.0),
+                     calibration="checked", check_duration=20.0, minutes_2core="about 30",
+                     control_seeds=(1,), control_duration=10.0, sweep_seeds=(1,), sweep_duration=20.0),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
                      calibration="capacity", minutes_2core="about 5"),
 }

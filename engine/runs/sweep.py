@@ -5,8 +5,10 @@ rate of the article forward), denser near 1x where preemption's share of the tai
 steepest; two rungs (the baseline and the last, with the admission watermark); both
 forwards. The fast forward's rates are scaled by its own measured capacity over the
 article forward's, so a load level means the same fraction of capacity for both.
-Seeds and duration come from the profile; the runs go through the same runner and
-cache as every other run.
+Seeds and duration come from the profile; in a checked profile the operating point is
+calibrated with checks as long as the sweep's runs, so that a load of 1.0 is the regime
+(a run from an empty engine needs tens of seconds to climb onto it). The runs go through
+the same runner and cache as every other run.
 """
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ def _capacity_record(prof: Profile, forward: str, seconds: float | None = None) 
     (a ratio of two capacities compares like with like); a record of another length is
     measured again."""
     if forward == "article":
-        return load_calibration(prof.calibration, forward) or calibrate(checks=prof.calibration == "checked")
+        checks = prof.calibration == "checked"
+        return (load_calibration(prof.calibration, forward, prof.sweep_duration if checks else None)
+                or calibrate(checks=checks, check_duration=prof.sweep_duration))
     cal = load_calibration("capacity", forward)
     if cal is None or (seconds is not None and cal["capacity"].get("seconds") != seconds):
         cal = calibrate(checks=False, forward=forward, capacity_seconds=seconds, force=cal is not None)
@@ -54,7 +58,7 @@ def sweep_specs(profile: str | Profile | None = None, seeds=None, duration: floa
     prof = get_profile(profile)
     seeds = check_seeds(seeds) if seeds is not None else prof.sweep_seeds
     duration = check_duration(duration) if duration is not None else prof.sweep_duration
-    base, info = checked_rate(prof, seeds, duration, rate)
+    base, info = checked_rate(prof, seeds, duration, rate, check_duration=prof.sweep_duration)
     if not levels or any(not 0 < lv for lv in levels):
         raise ValueError(f"load levels must be positive fractions of the operating point, got {levels!r}")
     scales = {}
