@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from ci_skips import pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary  # noqa: F401  (hooks)
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"      # the article's text lives here, outside the repository
 # The article engine's own timing logs, each beside the JSON its analysis script printed:

@@ -58,3 +58,11 @@ def test_valid_configs_are_unchanged_by_the_checks():
 def test_injection_amounts_are_finite_and_bounded(kind, amount):
     with pytest.raises(ValueError, match=f"amount of a '{kind}' injection must be a number in"):
         Injection(kind, 3, amount)
+
+
+def test_a_config_name_too_long_for_a_file_name_is_refused(tmp_path):
+    proc = engine_cli(*_config(name="x" * 300), cache_dir=tmp_path, check=False, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "is too long: its file-name form may have at most 120" \
+        in lines[0], proc.stderr
+    assert "unusable" not in proc.stderr and not list(tmp_path.rglob("*.npz"))

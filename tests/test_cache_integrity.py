@@ -225,8 +225,10 @@ def test_calibration_waits_for_the_measuring_process_then_reuses_its_record(tmp_
 
 def test_runs_wait_with_the_bar_saying_for_what_then_reuse(tmp_cache, monkeypatch, capsys):
     from engine.runs import execute as runner
+    from engine.serve.workload import Workload
     specs = [SimpleNamespace(path=tmp_cache / "runs" / f"r{i}.npz", expected_seconds=lambda: 5.0, group="ladder",
-                             schedule={}, rung="baseline", seed=i, rate=7.0, duration=3.0) for i in range(2)]
+                             schedule={}, rung="baseline", seed=i, rate=7.0, duration=3.0, workload=Workload(),
+                             expected_log_bytes=lambda: 0) for i in range(2)]
     make = "; ".join(f"import numpy as np; np.savez({str(s.path)!r}, **{{k: np.zeros((1, 3)) for k in "
                      f"('steps','segs','gcs','emissions','evictions','requests','trace')}}, wall=1.0, config='{{}}')"
                      for s in specs)

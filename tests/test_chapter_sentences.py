@@ -246,3 +246,29 @@ def test_seeds_needed_sentence_with_and_without_a_spread():
     for none in (float("nan"), 0.0):
         s = seeds_needed_sentence(none, 6)
         assert "have no spread to project from" in s and "nan" not in s
+
+
+# ---------------------------------------------------------------- empty selections say so in words
+def _decode_steps(rows):
+    cols = ["run", "decode_ms", "predicted_ms", "ratio", "offcpu_ms", "runq_ms"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize("rows, says", [
+    ([(0, 1.0, 1.0, 1.0, 0.0, 0.0), (0, 2.0, 1.9, 1.05, 0.1, 0.0)], "None did, so there is no excess"),
+    ([], "None did, so there is no excess"),
+    ([(0, 10.0, 1.0, 10.0, 0.0, 0.0)], "None of it was off the CPU"),
+    ([(0, 10.0, 1.0, 10.0, 6.0, 3.0)], "Of the off-CPU time, 50% was spent waiting on the run queue"),
+])
+def test_the_slow_steps_sentence_never_prints_nan(rows, says):
+    from analysis.instrument import sixth_pile
+    text = sixth_pile.slow_steps_sentence(sixth_pile.sixth_pile(_decode_steps(rows)))
+    assert says in text and "nan" not in text.lower()
+
+
+def test_the_unexplained_tail_sentence_with_no_gap_left_says_so():
+    from analysis.runs.causes import clean_tail_sentence
+    none = clean_tail_sentence(pd.DataFrame({"gap_ms": [], "kernel": []}))
+    assert none == "None is left unexplained, so there is no average to give."
+    some = clean_tail_sentence(pd.DataFrame({"gap_ms": [30.0, 50.0], "kernel": [10.0, 20.0]}))
+    assert some == "They average 40.0 ms, of which 15.0 ms is forward pass."

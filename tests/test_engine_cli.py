@@ -149,10 +149,12 @@ def test_progress_bar_survives_fractional_run_estimates(tmp_path, monkeypatch, c
     from types import SimpleNamespace
 
     from engine.runs import execute as runner
+    from engine.serve.workload import Workload
     monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))
     ran = []
     specs = [SimpleNamespace(path=tmp_path / f"run{i}.npz", expected_seconds=lambda: 10.6, group="ladder", schedule={},
-                             rung="r", seed=i, rate=1.0, duration=9.0) for i in range(3)]
+                             rung="r", seed=i, rate=1.0, duration=9.0, workload=Workload(),
+                             expected_log_bytes=lambda: 0) for i in range(3)]
     monkeypatch.setattr(runner, "execute_spec", lambda s: ran.append(s.seed))
     assert runner.ensure_runs(specs, progress=True) == [s.path for s in specs]
     assert ran == [0, 1, 2] and "33/33 s est." in capsys.readouterr().err

@@ -24,7 +24,7 @@ def test_config_with_injections_round_trips():
 @pytest.mark.parametrize("bad, message", [
     (("nap", 1, 1.0), "unknown injection kind 'nap'"),
     (("gc", -1, 1.0), "step must be a step index"),
-    (("pause", 1, -5.0), "amount must be >= 0"),
+    (("pause", 1, -5.0), r"amount of a 'pause' injection must be a number in \[0, 60000\]"),
 ])
 def test_bad_injections_are_named(bad, message):
     with pytest.raises(ValueError, match=message):

@@ -170,6 +170,27 @@ def answer(pile: dict) -> dict:
     return {"where": where, "how": how}
 
 
+def slow_steps_sentence(pile: dict) -> str:
+    """What the slow captured decode steps came to, in words: their median ratio to the
+    fit, their excess and how much of it was off the CPU, and of that how much was
+    run-queue wait; with no slow step (or no excess, or nothing off the CPU), it says so
+    instead of giving a number of nothing."""
+    where = answer(pile)["where"]
+    if not pile["slow_steps"]:
+        return f"None did, so there is no excess over the fit to split: on this machine the slow steps were {where}."
+    text = f"Their median was {pile['slow_median_ratio']:.1f} times the fit. "
+    if not pile["excess_ms"] > 0:
+        return text + "They ran no time over the fit in all, so there is no excess to split."
+    text += (f"Together they ran {pile['excess_ms']:.0f} ms over the fit, and {100 * pile['offcpu_share']:.0f}% "
+             f"of that excess was time the engine thread was off the CPU; {pile['descheduled']:,} of the slow "
+             f"steps lost at least half their excess that way. On this machine, then, the slow untagged steps "
+             f"were {where}.")
+    if np.isfinite(pile["runq_share_of_offcpu"]):
+        return text + (f" Of the off-CPU time, {100 * pile['runq_share_of_offcpu']:.0f}% was spent waiting on "
+                       f"the run queue.")
+    return text + " None of it was off the CPU, so none of it waited on the run queue."
+
+
 def steal_sentence(steal: dict) -> str:
     """What the kernel's steal counter says about this machine, in words."""
     if not np.isfinite(steal["steal_share"]):

@@ -86,10 +86,19 @@ def unexplained_tail(gaps: pd.DataFrame, log, slow_factor: float = 5.0) -> dict:
         actual = (dec[captured, SEG.t1] - dec[captured, SEG.t0]) * 1e3
         slow = int((actual >= slow_factor * np.maximum(predicted, 1e-6)).sum())
     return {"p99_ms": p99, "tail_gaps": int(len(tail)), "clean_tail_gaps": int(len(clean)),
+            "clean_tail_sentence": clean_tail_sentence(clean),
             "clean_tail_mean_ms": float(clean["gap_ms"].mean()) if len(clean) else float("nan"),
             "clean_tail_forward_mean_ms": float(clean["kernel"].mean()) if len(clean) else float("nan"),
             "residual_share_of_tail": float(tail["residual"].sum() / tail["gap_ms"].sum()),
             "captured_steps": int(captured.sum()), "slow_captured_steps": slow, "slow_factor": slow_factor}
+
+
+def clean_tail_sentence(clean: pd.DataFrame) -> str:
+    """What the unexplained tail gaps average, or, with none, that there is nothing to average."""
+    if not len(clean):
+        return "None is left unexplained, so there is no average to give."
+    return (f"They average {clean['gap_ms'].mean():.1f} ms, of which {clean['kernel'].mean():.1f} ms "
+            f"is forward pass.")
 
 
 # ---------------------------------------------------------------- each cause, its own fix

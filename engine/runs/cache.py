@@ -80,8 +80,14 @@ def run_key(cfg: Config, seed: int, duration: float, rate: float, workload: Work
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
+MAX_SLUG = 120       # a rung name's file-name form; the rest of the name is under 100 bytes
+
+
 def run_path(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload()) -> Path:
     key = run_key(cfg, seed, duration, rate, workload)
+    if len(slug(cfg.name)) > MAX_SLUG:          # the file name must fit the filesystem's 255 bytes
+        raise ValueError(f"config name {cfg.name[:40]!r}... is too long: its file-name form may have at most "
+                         f"{MAX_SLUG} characters, this one has {len(slug(cfg.name))}")
     return runs_dir() / f"{slug(cfg.name)}__s{seed}__d{duration:g}__r{rate:.3f}__{key}.npz"
 
 
@@ -106,7 +112,7 @@ def ensure_writable(folder: Path, why: str = "") -> Path:
 
 # ---------------------------------------------------------------- verified entries
 RAW_LOG_MEMBERS = ("steps", "segs", "gcs", "emissions", "evictions", "requests", "trace", "wall", "config")
-_verified: dict = {}        # (path, inode, size, mtime_ns) of logs read back whole in this process
+_verified: dict = {}        # (path, inode, size, mtime_ns, ctime_ns) of logs read back whole in this process
 # A log that passed the full check is stamped in an extended attribute with its size and a
 # hash of its bytes, so the chapters' kernels of a warm build do not each decompress every
 # log again (~60 ms per 60 s log; hashing the file costs ~1 ms per MB). The hash, not the

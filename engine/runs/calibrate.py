@@ -38,7 +38,7 @@ from ..serve.provenance import machine_fingerprint
 from ..serve.workload import Workload
 from . import cache, regime
 from .child import engine_child_json
-from .spec import validate
+from .spec import RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_SLACK_S, STARTUP_S, validate
 from .target import BAND, REGIME, Regime
 
 # The proposal without checks (the smoke profile's rate) stays at 80% of capacity.
@@ -90,8 +90,11 @@ def measure_capacity(seconds: float, forward: str = "article") -> dict:
     """Capacity, and the batch-32 decode forward pass measured in a fresh process of its
     own (the microbenchmark), as the article measured its 12.8 ms."""
     from ..microbench import forward_ms_subprocess
+    # killed as hung past the same bound as a run's (spec.RUN_TIMEOUT_FACTOR): a saturated
+    # queue for `seconds`, plus start-up
     cap = engine_child_json("capacity", "--seconds", str(seconds), "--forward", forward,
-                            what="capacity measurement")
+                            what="capacity measurement",
+                            timeout=RUN_TIMEOUT_FACTOR * (seconds + STARTUP_S) + RUN_TIMEOUT_SLACK_S)
     # one process's reading moved by 25% from one to the next here (5.2 against 6.5 ms),
     # so the denominator of every fullness is the median of a few fresh processes
     readings = [next(r["batched_ms"] for r in forward_ms_subprocess(forward=forward) if r["batch"] == 32)
