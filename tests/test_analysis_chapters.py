@@ -35,7 +35,9 @@ def test_step_phrases_cover_every_target_step_of_the_ladder():
     assert set(phrases) == set(ladder.STEP_TARGETS)
     for key, (_, _, metric) in ladder.STEP_TARGETS.items():
         assert METRIC_NAMES[metric] in phrases[key], (key, phrases[key])
-    assert phrases["watermark_max"] == "showed no detectable change in max"      # 3 seeds cannot reach p <= 0.10
+    # 3 seeds cannot reach p <= 0.10: not "no detectable change", a comparison that could not detect one
+    assert phrases["watermark_max"] == (
+        "could not judge max (cannot be judged with 3 seeds: the smallest p-value 3 seeds can reach is 0.25)")
 
 
 def test_verdict_row_names_what_is_missing():

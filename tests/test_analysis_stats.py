@@ -287,6 +287,8 @@ def test_seed_interval_figure_renders():
     fig = seed_interval_figure(seed_subsample_intervals(synthetic_ladder()))
     fig.savefig(io.BytesIO(), format="png")
     assert fig.axes[0].get_yscale() == "log"
+    from analysis.render.axes import problems
+    assert problems(fig) == []
 
 
 # --- properties -------------------------------------------------------------------------

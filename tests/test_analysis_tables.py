@@ -5,6 +5,8 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+from analysis.render import axes
+
 import analysis
 from analysis.render import figures
 from analysis.core.schemes import CAUSES, LABELS
@@ -103,4 +105,32 @@ def test_figures_render(runs, tmp_path):
     for i, fig in enumerate(made):
         assert isinstance(fig, Figure)
         fig.savefig(tmp_path / f"{i}.png", dpi=50)
+        assert axes.problems(fig) == [], i          # every axis labelled, no tick label on another
     assert set(figures.COLOURS) >= set(LABELS) | {"clean"}
+
+
+def test_a_log_axis_under_a_decade_labels_plain_ticks_that_do_not_collide():
+    def short_log_axis():
+        fig = Figure(figsize=(3, 1.6), layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot([1, 2, 3], [0.3, 0.38, 0.45])
+        ax.set_yscale("log")
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+        return fig, ax
+    fig, ax = short_log_axis()
+    fig.canvas.draw()
+    texts = [t.get_text() for t in ax.yaxis.get_ticklabels(which="both") if t.get_text()]
+    assert any("10^{" in t for t in texts)           # matplotlib's own: '3x10^-1', '4x10^-1'
+    fig, ax = short_log_axis()
+    axes.tidy_log(ax, "y")
+    assert axes.problems(fig) == []
+    texts = [t.get_text() for t in ax.yaxis.get_ticklabels(which="both") if t.get_text()]
+    assert texts and not any("10^" in t for t in texts)
+
+
+def test_tables_print_every_cell_whole():
+    import analysis.render  # noqa: F401  (every chapter imports it: the display options)
+    long = "a knob's description " * 12
+    html = pd.DataFrame({"what": [long]})._repr_html_()
+    assert long.strip() in html and "..." not in html

@@ -63,6 +63,9 @@ def test_graph_sentence_both_ways():
     idle = found(None, None).assign(reason=["no baseline decode step ran off the captured path", ""])
     assert headline.graph_sentence(idle).endswith("cannot be tested here: no baseline decode step ran off "
                                                   "the captured path.")
+    none = idle.assign(**{"this build": ["0.0%", "no gap time at all, tail or not"]})
+    s = headline.graph_sentence(none)          # not "0.0% of all gap time vs 0.0% of tail time"
+    assert s.startswith("Graph misses took no gap time at all; ") and "0.0%" not in s
 
 
 def test_rate_clause_says_calibrated_only_when_calibration_chose_it():

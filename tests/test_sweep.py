@@ -94,8 +94,8 @@ def test_watermark_verdict_needs_enough_seeds():
     base = _frame(seeds, p999=100.0)
     wm = _frame(seeds, rung="+admit watermark", p999=50.0)
     v = sweep.watermark_verdicts(pd.concat([base, wm], ignore_index=True), "article")
-    assert set(v["verdict"]) == {"no change"}
-    assert "cannot reach a verdict above" in sweep.watermark_sentence(v)
+    assert set(v["verdict"]) == {"cannot be judged with 2 seeds"}       # not "no change": 2 seeds see nothing
+    assert "every load's comparison cannot be judged with 2 seeds" in sweep.watermark_sentence(v)
     many = {s: [0.5] * 4 for s in range(1, 7)}
     rng = np.random.default_rng(0)
     b = _frame(many, p999=100.0)

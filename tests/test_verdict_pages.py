@@ -116,3 +116,24 @@ def test_the_summary_defines_its_words_before_the_findings_use_them():
                   "glossary-operating-point", "glossary-capacity"):
         assert text.index(label) < first_use, label
         assert f"({label})=" in pages.markdown_of("glossary"), label
+
+
+def test_ladder_cells_state_coverage_and_do_not_read_no_change_with_two_seeds():
+    from analysis.runs import paired
+    runs = quick_like()
+    cells = paired.verdict_cells(paired.ladder_verdicts(runs))
+    end = cells.loc["end to end", "p99.9"]
+    assert end == "0.06x [0.06-0.06, 50%] cannot be judged with 2 seeds"      # was "0.06x [0.06-0.06] no change"
+    assert not any("no change" in c for c in cells.to_numpy().ravel())
+
+
+def test_the_report_names_the_forward_pass_as_every_other_page_does():
+    from analysis.runs import ladder
+    cols = set(ladder.tail_share_side_by_side(quick_like()).columns.get_level_values(0))
+    assert "fwd" in cols and "kernel" not in cols
+
+
+def test_the_strongest_verdict_of_few_seeds_is_cannot_be_judged():
+    from analysis.runs import verdicts
+    assert verdicts.strongest(2) == "cannot be judged with 2 seeds"
+    assert verdicts.strongest(5) == "suggestive" and verdicts.strongest(6) == "established"

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from ..core.schemes import CAUSES, CLEAN, LABELS
 from ..runs.tables import LADDER_METRICS, LABEL_NAMES, METRIC_NAMES, ladder_table, tail_share_table
+from .axes import tidy_log
 
 # One colour per label, used by every figure (clean = a gap with no primary cause).
 COLOURS = {
@@ -55,6 +56,7 @@ def cause_histogram_figure(data, bins: int | Sequence[float] = 60, log_counts: b
                    color=COLOURS[c], label=c, edgecolor="white", linewidth=0.5)
             bottom += h
     ax.set_xscale("log")
+    tidy_log(ax, "x")
     if log_counts:
         ax.set_yscale("log")
     ax.set_xlabel("inter-token gap (ms)")
@@ -76,7 +78,9 @@ def ladder_figure(summaries, metrics: Sequence[str] = LADDER_METRICS,
         line, = ax.plot(x, table[(m, "median")], marker="o", label=METRIC_NAMES.get(m, m))
         ax.fill_between(x, table[(m, "min")], table[(m, "max")], color=line.get_color(), alpha=0.18)
     ax.set_yscale("log")
+    tidy_log(ax, "y")
     ax.set_xticks(x, [str(r) for r in table.index], rotation=25, ha="right")
+    ax.set_xlabel("rung of the fix ladder")
     ax.set_ylabel("inter-token latency (ms)")
     ax.legend(title="median [min-max] across runs", fontsize=8)
     ax.grid(axis="y", which="both", alpha=0.3)
@@ -98,6 +102,7 @@ def tail_composition_figure(summaries, order: Sequence[str] | None = None,
         ax.bar(x, table[lab], bottom=bottom, color=COLOURS[lab], label=LABEL_NAMES.get(lab, lab))
         bottom += table[lab].to_numpy()
     ax.set_xticks(x, [str(r) for r in table.index], rotation=25, ha="right")
+    ax.set_xlabel("rung of the fix ladder")
     ax.set_ylabel("share of tail time (%)" if which == "tail_share" else "share of gap time (%)")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=8, ncols=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))

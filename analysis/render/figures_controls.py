@@ -46,6 +46,7 @@ def scheme_tail_figure(table, title: str | None = None) -> Figure:
         ax.bar(x, data.loc[lab], bottom=bottom, color=colour, label=lab)
         bottom += data.loc[lab].to_numpy()
     ax.set_xticks(x, [f"{r}\n{s}" for r, s in data.columns], fontsize=8)
+    ax.set_xlabel("rung and attribution scheme")
     ax.set_ylabel("share of tail time (%)")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=8, ncols=5, loc="upper center", bbox_to_anchor=(0.5, -0.2))

@@ -7,6 +7,7 @@ from matplotlib.figure import Figure
 
 from ..runs.signflip import ALPHA, min_seeds
 from ..runs.tables import METRIC_NAMES
+from .axes import tidy_log
 
 
 def seed_interval_figure(view: pd.DataFrame, alpha: float = ALPHA, title: str | None = None) -> Figure:
@@ -32,6 +33,7 @@ def seed_interval_figure(view: pd.DataFrame, alpha: float = ALPHA, title: str | 
     ax.axvspan(view["seeds"].min() - 0.5, floor - 0.5, color="#C44E52", alpha=0.08,
                label=f"'established' unattainable (p floor 2/2^n > {alpha:g})")
     ax.set_yscale("log")
+    tidy_log(ax, "y")
     ax.set_xlabel("paired seeds")
     ax.set_ylabel("interval width (hi / lo, fold)")
     metric = METRIC_NAMES.get(view["metric"].iloc[0], view["metric"].iloc[0]) if len(view) else ""

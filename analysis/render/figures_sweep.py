@@ -14,6 +14,7 @@ from ..engine_link import BAND
 from ..runs.rungs import ADMIT_WATERMARK, BASELINE
 from ..runs.tables import LABEL_NAMES, METRIC_NAMES
 from .figures import COLOURS
+from .axes import tidy_log
 
 FORWARD_NAMES = {"article": "article forward", "fast": "fast forward"}
 METRIC_COLOURS = {"itl_p50": "#4C72B0", "itl_p99": "#DD8452", "itl_p999": "#C44E52", "itl_max": "#333333"}
@@ -76,6 +77,7 @@ def percentiles_figure(frame: pd.DataFrame, rung: str = BASELINE) -> Figure:
             ax.plot(med.index, med.values, color=METRIC_COLOURS[m], label=METRIC_NAMES.get(m, m))
         _mark(ax, frame, fwd)
         ax.set_yscale("log")
+        tidy_log(ax, "y")
         ax.set_title(f"{FORWARD_NAMES[fwd]}, {rung}", fontsize=10)
         ax.set_ylabel("ITL, ms (log scale)")
         ax.set_xlabel("offered load (x operating point)")
@@ -106,6 +108,7 @@ def signature_figure(frame: pd.DataFrame, drain: dict[str, float] | None = None)
                 ax.set_yscale("log")
                 ax.axhline(BAND.max_ttft_p50_s * 1e3, color="#C44E52", linewidth=0.8,
                            label="queue no longer drains")
+                tidy_log(ax, "y")
             lim = (drain or {}).get(fwd, np.nan)
             if lim == lim:
                 ax.axvline(lim, color="#C44E52", linestyle="--", linewidth=0.8)

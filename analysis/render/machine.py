@@ -2,12 +2,16 @@
 runs, and the pinned library versions against what is installed."""
 from __future__ import annotations
 
+import gc
 import json
+import platform
 import re
 from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
+
+from ..runs import article as A
 
 REPO = Path(__file__).resolve().parents[2]
 REQUIREMENTS = REPO / "requirements.txt"
@@ -49,12 +53,45 @@ def package_versions(path: str | Path = REQUIREMENTS) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ machine
-def machine_table(prov: dict) -> pd.DataFrame:
-    """A run's provenance as a two-column table (what, value), threads last."""
-    rows = [(label, prov[key]) for key, label in MACHINE_FIELDS if key in prov]
+def gc_threshold_of(prov: dict) -> str:
+    """The collector thresholds the runs' interpreter used. The raw log does not record them;
+    the engine never changes them, so they are its interpreter's defaults, read here from
+    the interpreter building the book when it is the same version as the runs' (else unknown)."""
+    if "gc_threshold" in prov:
+        return str(tuple(prov["gc_threshold"]))
+    if prov.get("python") == platform.python_version():
+        return f"{gc.get_threshold()} (this interpreter's default; not in the raw log)"
+    return f"not recorded (the runs used Python {prov.get('python', '?')}, this page {platform.python_version()})"
+
+
+def machine_table(prov: dict, article: dict | None = None) -> pd.DataFrame:
+    """A run's provenance as a table (what, this build, the article), the collector's
+    thresholds after the interpreter, threads last: the interpreter and its collector are
+    part of the system the book reproduces (the GC rungs measure them)."""
+    article = A.ENVIRONMENT if article is None else article
+    rows = []
+    for key, label in MACHINE_FIELDS:
+        if key in prov:
+            rows.append((label, prov[key], article.get(key, "-")))
+        if key == "python":
+            rows.append(("gc.get_threshold()", gc_threshold_of(prov), article.get("gc_threshold", "-")))
     for var, value in sorted((prov.get("threads") or {}).items()):
-        rows.append((var, "unset" if value is None else value))
-    return pd.DataFrame(rows, columns=["what", "value"]).astype({"value": str})
+        rows.append((var, "unset" if value is None else value, article.get(var, "-")))
+    return pd.DataFrame(rows, columns=["what", "this build", "the article"]).astype(
+        {"this build": str, "the article": str})
+
+
+def interpreter_sentence(prov: dict) -> str:
+    """Whether this build ran the article's interpreter, and what differs if not."""
+    here, art = prov.get("python", "?"), A.ENVIRONMENT["python"]
+    same_minor = here.split(".")[:2] == art.split(".")[:2]
+    if same_minor:
+        return (f"The runs used Python {here}, the article's minor version ({art}), so the collector's "
+                f"thresholds are the article's.")
+    return (f"The runs used Python {here}; the article ran {art}. The collector differs between them "
+            f"where the book measures: its thresholds here are {gc_threshold_of(prov)}, against "
+            f"{A.GC_THRESHOLD_313} on 3.13, so garbage collection's share of the gaps, and the GC rungs' "
+            f"effect, need not carry over.")
 
 
 def run_environments(provenances: list[dict]) -> pd.DataFrame:

@@ -94,6 +94,7 @@ def draw_stall(log_or_path, gap: pd.Series | None = None, scheme="article", pad_
     ax.set_ylim(-0.6, 2.6)
     ax.set_xlim(ms(w["a"]), ms(w["b"]))
     ax.set_xlabel("ms since the request's previous token")
+    ax.set_ylabel("what ran")
     ax.set_title(f"{log.rung}, seed {log.seed}: one gap at or above p99 (primary cause: {gap['cause']})",
                  fontsize=10)
 

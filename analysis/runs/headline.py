@@ -88,8 +88,10 @@ def graph_sentence(found: pd.DataFrame) -> str:
         reasons = found["reason"] if "reason" in found.columns else {}
         why = next((r for k in ("graph_tail", "graph_body") if isinstance(r := reasons.get(k, ""), str) and r),
                    "too few fallback steps in these runs")
-        return (f"Graph misses took {t} of tail time and {b}; the article's reading (a p90-p99 effect, "
-                f"not a tail one) cannot be tested here: {why}.")
+        took = ("Graph misses took no gap time at all" if b.startswith("no gap time")
+                else f"Graph misses took {t} of tail time and {b}")
+        return (f"{took}; the article's reading (a p90-p99 effect, not a tail one) cannot be tested "
+                f"here: {why}.")
     if tail and body:
         return (f"Graph misses took {t} of tail time and {b}: as in the article, a frequent, small "
                 f"cost of the body of the distribution more than of its tail.")

@@ -19,6 +19,7 @@ from ..engine_link import BAND
 from .paired import paired_change
 from .rungs import ADMIT_WATERMARK, BASELINE
 from .signflip import strongest_verdict
+from .verdicts import unjudged
 
 METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max")
 STALLS = ("prefill", "preempt", "graph", "gc", "tok")
@@ -128,14 +129,14 @@ def drain_limit(frame: pd.DataFrame, forward: str, rung: str = BASELINE,
 
 def watermark_verdicts(frame: pd.DataFrame, forward: str, metric: str = "itl_p999") -> pd.DataFrame:
     """Per load: the watermark's change of `metric` against the baseline, paired by seed,
-    judged by the ladder's rule (analysis.runs.paired)."""
+    judged by the ladder's rule (analysis.runs.paired), in the book's words (verdicts.py)."""
     rows = []
     sel = frame[frame["forward"] == forward]
     for load, g in sel.groupby("load"):
         b = g[g["rung"] == BASELINE].set_index("seed")[metric]
         a = g[g["rung"] == ADMIT_WATERMARK].set_index("seed")[metric]
         ch = paired_change(b, a, metric)
-        rows.append({"load": float(load), "ratio": ch["ratio"], "n": ch["n"], "verdict": ch["verdict"],
+        rows.append({"load": float(load), "ratio": ch["ratio"], "n": ch["n"], "verdict": ch["judged"],
                      "direction": ch["direction"]})
     return pd.DataFrame(rows)
 
@@ -147,13 +148,13 @@ def watermark_sentence(verdicts: pd.DataFrame) -> str:
     n = int(verdicts["n"].min())
     floor = strongest_verdict(n)
     if floor in ("no change", "insufficient runs"):
-        return (f"With {n} paired seed(s) per load, the ladder's rule cannot reach a verdict above "
-                f"\"no change detected\" at any load (the smallest attainable p-value is too large), so "
-                f"the sweep shows the watermark's effect as ratios only: from "
+        return (f"With {n} paired seed(s) per load, every load's comparison {unjudged(n)} (the smallest "
+                f"attainable p-value is too large to detect any change), so the sweep shows the "
+                f"watermark's effect as ratios only, not as findings: from "
                 f"{verdicts['ratio'].min():.2f}x to {verdicts['ratio'].max():.2f}x on p99.9.")
     good = verdicts[(verdicts["verdict"].isin(["established", "suggestive"])) & (verdicts["direction"] == "down")]
     if good.empty:
-        return "At no load did the watermark's p99.9 gain earn a verdict above \"no change detected\"."
+        return "At no load did the paired runs detect a p99.9 gain from the watermark."
     first = good.sort_values("load").iloc[0]
     return (f"The watermark's p99.9 gain first earned a verdict ({first['verdict']}) at "
             f"{first['load']:.2f}x the operating point (ratio {first['ratio']:.2f}).")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from .criteria import COLLAPSE
-from .signflip import SUGGESTIVE, min_p
+from .signflip import ALPHA, SUGGESTIVE, min_p
 
 HELD, NOT_HELD, UNTESTABLE = "held", "did not hold", "not testable"
 UNJUDGED = "cannot be judged"                    # followed by "with n seed(s)"
@@ -129,3 +129,10 @@ def could_detect(res) -> bool:
     """Whether the comparison had the power to detect a change at all: only then may a
     sentence say there was none."""
     return not paired_word(res).startswith(UNJUDGED)
+
+
+def strongest(n: int) -> str:
+    """The strongest paired verdict n seeds can reach, in the book's words."""
+    if power_floor(n):
+        return unjudged(n)
+    return "established" if min_p(n) <= ALPHA else "suggestive"
