@@ -102,7 +102,7 @@ def _numbers(prof, op_specs, sw_specs, op_rate, cfg) -> dict:
             "op_seeds": len({s.seed for s in op_specs}), "op_duration": float(op_specs[0].duration),
             "sweep_seeds": len({s.seed for s in sw_specs}), "sweep_duration": float(sw_specs[0].duration),
             "op_rate": op_rate, "pool_blocks": cfg.kv_blocks, "block_size": cfg.block_size,
-            "pool_tokens": cfg.kv_blocks * cfg.block_size, "watermark": LADDER[ADMIT_WATERMARK].admit_watermark,
+            "pool_tokens": cfg.kv_blocks * cfg.block_size, "watermark_fraction": LADDER[ADMIT_WATERMARK].admit_watermark,
             "onset_per_min": P.ONSET_PER_MIN, "agree_factor": AGREE_FACTOR, "profile": prof.name}
 
 
