@@ -27,7 +27,7 @@ def run_profile(app) -> None:
                 f"from an empty cache)")
     t0 = time.time()
     runs = engine.ensure_profile(profile, progress=True)
-    n = sum(len(v) for v in runs.values())
+    n = len({s.path for v in runs.values() for s in v})      # a run two chapters share counts once
     logger.info(f"[profile_runs] {n} runs ready in {time.time() - t0:.0f} s")
 
 
