@@ -54,15 +54,54 @@ def probe_table(rounds: int = 2) -> str:
     return "\n".join(lines)
 
 
+def fault_study(seed: int, duration: float, rate: float) -> str:
+    """Each engine's run with its decode forward wrapped (engine/fault_study.py), ours
+    first; per path and padded size: calls, median ms, mean minor page faults per call."""
+    import tempfile
+    from engine.fidelity_runs import article_env, article_sources
+    got = {}
+    for side in ("ours", "theirs"):
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d, "faults.json")
+            if side == "theirs":
+                for name, src in article_sources().items():
+                    Path(d, name).write_text(src)
+                cmd, cwd, env = [sys.executable, str(REPO / "engine" / "fault_study.py")], d, article_env(rate)
+            else:
+                cmd, cwd = [sys.executable, "-m", "engine.fault_study"], REPO
+                env = {k: v for k, v in child_env().items() if not k.startswith("MALLOC_")}
+            subprocess.run(cmd + [side, str(seed), str(duration), str(rate), str(out)], cwd=cwd, env=env,
+                           check=True, capture_output=True, text=True)
+            got[side] = np.array([(p == "eager", b, ms, f) for p, b, ms, f in json.loads(out.read_text())])
+    sizes = (1, 2, 4, 8, 16, 24, 32)
+    lines = [f"{'decode':<14}" + "".join(f"{s + ' calls':>13}{s + ' ms':>10}{s + ' faults':>13}" for s in got)]
+    for eager, lo, hi in [(0, s, s) for s in sizes] + [(1, 33, 40), (1, 41, 48)]:
+        label = f"captured {lo}" if not eager else f"eager {lo}-{hi}"
+        cells = ""
+        for side, a in got.items():
+            pick = (a[:, 0] == eager) & (a[:, 1] >= lo) & (a[:, 1] <= hi)
+            cells += (f"{pick.sum():>13}{np.median(a[pick, 2]) if pick.any() else np.nan:>10.3f}"
+                      f"{a[pick, 3].mean() if pick.any() else np.nan:>13.1f}")
+        lines.append(f"{label:<14}{cells}")
+    lines.append(f"seed {seed}, {duration:g} s at {rate:g} req/s; faults = mean minor page faults per decode call")
+    return "\n".join(lines)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", nargs="+", type=int, default=[1])
     p.add_argument("--duration", type=float, default=60.0)
-    p.add_argument("--rate", type=float, required="--probe" not in sys.argv)
+    p.add_argument("--rate", type=float)
     p.add_argument("--probe", action="store_true")
+    p.add_argument("--faults", action="store_true", help="the page-fault study (engine/fault_study.py)")
     a = p.parse_args()
     if a.probe:
         print(probe_table())
+        return 0
+    if a.rate is None:
+        p.error("--rate is required for runs")
+    if a.faults:
+        print(fault_study(a.seeds[0], a.duration, a.rate))
         return 0
     ours, theirs = [], []
     for i, seed in enumerate(a.seeds):

@@ -36,13 +36,16 @@ def test_each_mechanism_is_read_off_the_log():
     log = synthetic()
     dec = R.decode_samples(log)
     assert set(dec) == {"captured 2", "eager 37-40"}
-    assert dec["captured 2"] == pytest.approx([6.0]) and dec["eager 37-40"] == pytest.approx([40.0])
-    assert R.prefill_per_token(log) == pytest.approx([0.1])
+    assert dec["captured 2"][0] == pytest.approx([6.0]) and dec["eager 37-40"][0] == pytest.approx([40.0])
+    # contexts: request 7's rows, 98 prompt tokens plus what it had emitted (2 in step 0; step 1 is eager)
+    assert dec["captured 2"][1] == pytest.approx([98.5]) and dec["eager 37-40"][1] == pytest.approx([100.0])
+    assert R.prefill_per_token(log)[0] == pytest.approx([0.1]) and R.prefill_per_token(log)[1].tolist() == [100]
     per, per_k, tokens = R.eviction_copies(log)
     assert (per, per_k, tokens) == (pytest.approx([5.0]), pytest.approx([50.0]), pytest.approx([100.0]))
     per, per_k, tokens = R.readmission_copies(log)
     assert (per, per_k, tokens) == (pytest.approx([4.0]), pytest.approx([40.0]), pytest.approx([100.0]))
-    assert R.gc2_pauses(log) == pytest.approx([100.0])
+    ms, emitted = R.gc2_pauses(log)
+    assert ms == pytest.approx([100.0]) and emitted.tolist() == [3]        # all three tokens came before it
     us, chars = R.tokenizer_per_char(log)
     # the trace rows are not in arrival order: the first tokenization is the earliest arrival (500 chars)
     assert chars.tolist() == [500.0] and us == pytest.approx([4.0])
@@ -60,7 +63,21 @@ def test_the_ratio_table_divides_ours_by_theirs_and_judges_only_what_it_may():
     pooled = R.ratio_table([ours, ours], theirs, R.Bands(min_events=2, min_gc=1))
     assert pooled.loc["prefill", "ours n"] == 2 and pooled.loc["prefill", "agrees"] is None
     s = R.sentence(t, duration=60, seed=1, rate=9.5, bands=R.Bands(min_events=1, min_gc=1))
-    assert "decode, captured 2 (0.50)" in s and "seed 1" in s and "60 s" in s
+    assert "decode, captured 2 (0.500)" in s and "seed 1" in s and "60 s" in s
+
+
+def test_full_collections_are_compared_on_a_line_through_their_sizes():
+    """Pauses that grow with the records kept: ours 10 + 1 ms per 1,000 tokens emitted,
+    theirs 20 + 2; read at the pooled median size, ours is exactly half."""
+    tokens = np.array([1000.0, 3000.0, 5000.0])
+    ratio, na, nb = R._fitted_ratio(10 + tokens / 1000, tokens, 20 + 2 * (tokens + 1000) / 1000, tokens + 1000)
+    assert ratio == pytest.approx(0.5) and (na, nb) == (3, 3)
+    assert np.isnan(R._fitted_ratio(np.ones(3), np.ones(3), np.ones(3), tokens)[0])     # one size: no line
+    # one of four pauses stretched threefold (the process descheduled) does not move the line
+    sizes = np.array([1000.0, 3000.0, 5000.0, 7000.0])
+    stretched = 10 + sizes / 1000
+    stretched[1] *= 3
+    assert R._fitted_ratio(10 + sizes / 1000, sizes, stretched, sizes)[0] == pytest.approx(1.0)
 
 
 def test_a_row_one_side_lacks_is_shown_unjudged():
