@@ -73,7 +73,22 @@ def measure_capacity_here(seconds: float = CAPACITY_SECONDS, warmup: float = CAP
             "decode_steps": len(eng.steps), "forward": forward}
 
 
-def measure_capacity(seconds: float, forward: str = "article") -> dict:
+def measure_capacity(seconds: float, forward: str = "article", concurrency: int = 1) -> dict:
+    """Capacity in a fresh child; at concurrency k > 1, k children at once, each on its own
+    pinned core (the executor the runs will use), and their median: what one run gets
+    with k-1 neighbours."""
+    if concurrency == 1:
+        return _capacity_child(seconds, forward)
+    from .execute import _plan_for
+    from .executors import current
+    from .workers import map_pinned
+    plan = _plan_for(concurrency, current())
+    each = map_pinned(plan, _capacity_child, [(seconds, forward)] * concurrency)
+    return {**each[0], "tokens_per_s": float(np.median([e["tokens_per_s"] for e in each])),
+            "per_worker": [e["tokens_per_s"] for e in each], "concurrency": concurrency}
+
+
+def _capacity_child(seconds: float, forward: str) -> dict:
     return engine_child_json("capacity", "--seconds", str(seconds), "--forward", forward,
                              what="capacity measurement")
 
@@ -138,7 +153,7 @@ def _closest(checks: list[dict], band: Band) -> float:
     return min(drained, key=distance)["rate"]
 
 
-def check_rate(rate: float, progress: bool = True, forward: str = "article") -> dict:
+def check_rate(rate: float, progress: bool = True, forward: str = "article", concurrency: int = 1) -> dict:
     """One check: the baseline rung at `rate` for each check seed (via the run cache)."""
     import dataclasses
 
@@ -146,7 +161,8 @@ def check_rate(rate: float, progress: bool = True, forward: str = "article") -> 
     from .spec import RunSpec
     cfg = dataclasses.replace(LADDER["baseline"], forward=forward)
     specs = [RunSpec(cfg, seed, CHECK_DURATION, round(rate, 4),
-                     {"rate": round(rate, 4), "source": "calibration check"}, group="calibration")
+                     {"rate": round(rate, 4), "source": "calibration check"}, group="calibration",
+                     concurrency=concurrency)
              for seed in CHECK_SEEDS]
     paths = ensure_runs(specs, progress=progress, label=f"calibration check @ {rate:.2f} req/s")
     per_seed = [signature(p) for p in paths]
@@ -158,8 +174,17 @@ def calibration_dir() -> Path:
     return cache.cache_dir() / "calibration"
 
 
-def calibration_path(method: str, forward: str = "article") -> Path:
-    return calibration_dir() / f"{method}-{forward}-{cache.machine_key()}-{cache.code_version()}.json"
+def _level(concurrency: int | None) -> int:
+    from .executors import default_concurrency
+    return default_concurrency() if concurrency is None else int(concurrency)
+
+
+def calibration_path(method: str, forward: str = "article", concurrency: int | None = None) -> Path:
+    """The record of one method, forward and concurrency (the level the runs will use:
+    capacity and rate with k-1 neighbours are another machine than alone)."""
+    k = _level(concurrency)
+    level = f"-k{k}" if k != 1 else ""
+    return calibration_dir() / f"{method}-{forward}{level}-{cache.machine_key()}-{cache.code_version()}.json"
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
@@ -183,11 +208,12 @@ def record_problem(data) -> str | None:
     return None
 
 
-def load_calibration(required: str = "capacity", forward: str = "article") -> dict | None:
+def load_calibration(required: str = "capacity", forward: str = "article",
+                     concurrency: int | None = None) -> dict | None:
     """The cached calibration for this machine; a checked one satisfies either requirement.
     A record that does not read back whole is reported (naming it), removed and redone."""
     for method in (("checked", "capacity") if required == "capacity" else ("checked",)):
-        p = calibration_path(method, forward)
+        p = calibration_path(method, forward, concurrency)
         try:
             data = json.loads(p.read_text())
         except FileNotFoundError:
@@ -203,37 +229,40 @@ def load_calibration(required: str = "capacity", forward: str = "article") -> di
 
 
 def calibrate(checks: bool = True, force: bool = False, progress: bool = True,
-              capacity_seconds: float | None = None, forward: str = "article") -> dict:
+              capacity_seconds: float | None = None, forward: str = "article",
+              concurrency: int | None = None) -> dict:
     """Calibrate (unless cached), holding the cache's measuring lock: no run or other
     calibration of this cache is measured meanwhile, and a second process that wants the
     same calibration waits, then reuses the record this one wrote."""
     method = "checked" if checks else "capacity"
-    if not force and (cached := load_calibration(method, forward)) is not None:
+    k = _level(concurrency)
+    if not force and (cached := load_calibration(method, forward, k)) is not None:
         return cached
     cache.ensure_writable(calibration_dir(), why="this machine has no calibration record yet and "
                                                  "calibrating must store one there")
-    with cache.measuring(f"calibration ({method}, {forward} forward)"):
-        if not force and (cached := load_calibration(method, forward)) is not None:
+    with cache.measuring(f"calibration ({method}, {forward} forward, concurrency {k})"):
+        if not force and (cached := load_calibration(method, forward, k)) is not None:
             return cached                        # made by another process while we waited
-        return _measure_calibration(method, checks, progress, capacity_seconds, forward)
+        return _measure_calibration(method, checks, progress, capacity_seconds, forward, k)
 
 
 def _measure_calibration(method: str, checks: bool, progress: bool, capacity_seconds: float | None,
-                         forward: str) -> dict:
+                         forward: str, concurrency: int = 1) -> dict:
     t0 = time.time()
     seconds = capacity_seconds or (CAPACITY_SECONDS if checks else 10.0)
     if progress:
-        print(f"calibration ({forward} forward): measuring capacity ({seconds:.0f} s, saturated queue)...",
-              file=sys.stderr)
-    cap = measure_capacity(seconds, forward)
+        print(f"calibration ({forward} forward, concurrency {concurrency}): measuring capacity "
+              f"({seconds:.0f} s, saturated queue)...", file=sys.stderr)
+    cap = measure_capacity(seconds, forward, concurrency)
     mean_out = Workload().mean_output_tokens()
     proposed = round(TARGET_UTILIZATION * cap["tokens_per_s"] / mean_out, 4)
     if checks:
-        found = search_rate(lambda r: check_rate(r, progress, forward), proposed)
+        found = search_rate(lambda r: check_rate(r, progress, forward, concurrency), proposed)
     else:
         found = {"rate": proposed, "reached": None, "checks": []}
     result = {
-        "rate": found["rate"], "method": method, "forward": forward, "machine": machine_fingerprint(),
+        "rate": found["rate"], "method": method, "forward": forward, "concurrency": concurrency,
+        "machine": machine_fingerprint(),
         "engine_code": cache.code_version(), "capacity": cap, "mean_output_tokens": mean_out,
         "target_utilization": TARGET_UTILIZATION, "proposed_rate": proposed,
         "band": asdict(BAND), "band_reached": found["reached"],
@@ -242,14 +271,18 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
         "checks": found["checks"], "seconds_taken": round(time.time() - t0, 1),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    _write_json_atomic(calibration_path(method, forward), result)
+    _write_json_atomic(calibration_path(method, forward, concurrency), result)
     return result
 
 
-def calibrated_rate(required: str = "capacity", forward: str = "article") -> tuple[float, dict]:
-    """(rate, provenance summary), calibrating first if this machine has no cached choice."""
-    cal = load_calibration(required, forward) or calibrate(checks=(required == "checked"), forward=forward)
+def calibrated_rate(required: str = "capacity", forward: str = "article",
+                    concurrency: int | None = None) -> tuple[float, dict]:
+    """(rate, provenance summary) at a concurrency (default: the environment's level),
+    calibrating first if this machine has no cached choice."""
+    cal = (load_calibration(required, forward, concurrency)
+           or calibrate(checks=(required == "checked"), forward=forward, concurrency=concurrency))
     info = {"rate": cal["rate"], "source": "calibration", "method": cal["method"], "forward": forward,
+            "concurrency": cal.get("concurrency", 1),
             "capacity_tokens_per_s": cal["capacity"]["tokens_per_s"], "proposed_rate": cal["proposed_rate"],
             "band_reached": cal.get("band_reached"),
             "checks": [(c["rate"], c["place"]) for c in cal["checks"]]}
@@ -257,10 +290,11 @@ def calibrated_rate(required: str = "capacity", forward: str = "article") -> tup
 
 
 def checked_rate(prof, seeds, duration: float, rate: float | None,
-                 forward: str = "article") -> tuple[float, dict]:
-    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one."""
+                 forward: str = "article", concurrency: int | None = None) -> tuple[float, dict]:
+    """Validate a run protocol, then its rate: the one given, or the profile's calibrated one
+    at the concurrency (default: the environment's level)."""
     for s in seeds:
         validate(s, duration, rate)
     if rate is None:
-        return calibrated_rate(prof.calibration, forward)
+        return calibrated_rate(prof.calibration, forward, concurrency)
     return float(rate), {"rate": float(rate), "source": "given"}

@@ -27,12 +27,22 @@ def child_env() -> dict:
     return env
 
 
+def _die_with_parent() -> None:
+    """In a worker's engine child about to exec: die when the worker dies, so a killed
+    worker never leaves a run measuring on a core whose lock is gone."""
+    import ctypes
+    import signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)    # PR_SET_PDEATHSIG
+
+
 def engine_child(*args: str, what: str, timeout: float | None = None, env: dict | None = None) -> str:
     """Run `python -m engine <args>` in a fresh process (with `env` added to its
     environment); its stdout, or a RuntimeError naming `what` failed with the end of its
     stderr."""
+    in_worker = bool(os.environ.get("ITL_WORKER")) and sys.platform.startswith("linux")
     proc = subprocess.run([sys.executable, "-m", "engine", *args], env={**child_env(), **(env or {})}, cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=_die_with_parent if in_worker else None)
     if proc.returncode != 0:
         raise RuntimeError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
     return proc.stdout

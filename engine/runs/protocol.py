@@ -18,10 +18,10 @@ def run(rung_or_config, seed: int, duration: float, rate: float | None = None) -
     validate(seed, duration, rate)
     cfg = resolve_config(rung_or_config)
     if rate is None:
-        rate, info = calibrated_rate("capacity", cfg.forward)
+        rate, info = calibrated_rate("capacity", cfg.forward, concurrency=1)
     else:
         info = {"rate": rate, "source": "given"}
-    return execute_spec(RunSpec(cfg, seed, float(duration), float(rate), info))
+    return execute_spec(RunSpec(cfg, seed, float(duration), float(rate), info, concurrency=1))
 
 
 def profile_specs(profile: str | Profile | None = None, overload: bool = False, rungs=None, seeds=None,
