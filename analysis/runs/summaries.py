@@ -103,12 +103,15 @@ def summary_cached(path, scheme: str = "article") -> dict:
 
 
 def run_summaries(specs, scheme: str = "article") -> list[dict]:
-    """One summary per run spec (engine.RunSpec), with the spec's rung, seed, rate and path."""
+    """One summary per run spec (engine.RunSpec), with the spec's rung, seed, rate and path,
+    and where the run was measured (host, cpu_model, cpus_allowed, concurrency: hosts.py)."""
+    from .hosts import read_where
     out = []
     for s in specs:
         summary = summary_cached(s.path, scheme)
+        where = per_run_cached(s.path, "where", lambda: read_where(s.path))
         out.append({**summary, "rung": s.rung, "seed": s.seed, "rate": s.rate,
-                    "group": getattr(s, "group", "ladder"), "path": str(s.path)})
+                    "group": getattr(s, "group", "ladder"), "path": str(s.path), **where})
     return out
 
 
