@@ -12,7 +12,7 @@ from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
 from engine.fidelity import cached_compare
 from engine.microbench import forward_ms_subprocess
 from engine.runs import target
-from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, write_atomic_text
+from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, write_atomic_text
 from engine.runs.calibrate import load_calibration
 from engine.runs.sweep import sweep_specs
 from engine.runs.target import BAND, Band
@@ -21,5 +21,5 @@ from engine.serve.threadclock import ThreadClock
 
 __all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
-           "write_atomic_text", "load_calibration", "target", "BAND", "Band", "INJECTION_KINDS", "CONTROLS",
+           "write_atomic_text", "raw_log_problem", "load_calibration", "target", "BAND", "Band", "INJECTION_KINDS", "CONTROLS",
            "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "sweep_specs", "forward_ms_subprocess", "ThreadClock"]

@@ -44,3 +44,17 @@ def test_where_is_read_from_a_logs_provenance(smoke_log):
     with np.load(smoke_log) as z:
         prov = json.loads(str(z["provenance"]))
     assert where["cpu_model"] == prov["cpu_model"] and where["concurrency"] == 1
+
+
+def test_the_larger_protocol_is_read_only_where_built(tmp_path, monkeypatch):
+    from analysis.runs import larger_protocol as lp
+    monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))           # an empty cache: nothing is measured
+    assert lp.larger_runs() is None
+    assert lp.larger_sentence(None).startswith("No article-20 build (20 seeds of 60 s per rung) is in this cache")
+    assert not (tmp_path / "runs").exists()
+    rng = np.random.default_rng(0)
+    runs = [{"rung": r, "seed": s, "itl_p999": 100 * (0.6 if r != "baseline" else 1.0) * rng.uniform(0.9, 1.1)}
+            for r in lp.ENDS for s in range(1, 21)]
+    view, change = lp.larger_view(runs)
+    assert change["n"] == 20 and change["verdict"] == "established" and view["seeds"].max() >= 20
+    assert f"{change['lo']:.2f}-{change['hi']:.2f}" in lp.larger_sentence(change)
