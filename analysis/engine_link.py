@@ -14,6 +14,7 @@ from engine.microbench import forward_ms_subprocess
 from engine.runs import target
 from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, write_atomic_text
 from engine.runs.calibrate import load_calibration
+from engine.runs.interference import interference_capacity, interference_specs
 from engine.runs.sweep import sweep_specs
 from engine.runs.target import BAND, Band
 from engine.serve.config import INJECTION_KINDS
@@ -22,4 +23,5 @@ from engine.serve.threadclock import ThreadClock
 __all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
            "write_atomic_text", "raw_log_problem", "load_calibration", "target", "BAND", "Band", "INJECTION_KINDS", "CONTROLS",
-           "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "sweep_specs", "forward_ms_subprocess", "ThreadClock"]
+           "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "sweep_specs", "forward_ms_subprocess", "ThreadClock",
+           "interference_specs", "interference_capacity"]

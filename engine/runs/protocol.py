@@ -56,11 +56,21 @@ def control_specs(profile: str | Profile | None = None, seeds=None, duration: fl
 
 
 def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
-    """Every run a profile's book needs (main ladder, overload sidebar, the controls, then
-    the load sweep)."""
+    """Every run a profile's book needs (main ladder, overload sidebar, the controls, the
+    load sweep, then the interference control's two arms and capacities)."""
+    from .interference import interference_capacity, interference_specs
     prof = get_profile(profile)
+    control = interference_specs(prof)
     specs = (profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
-             + sweep_specs(prof))
-    ensure_runs(specs, progress=progress, label=f"profile {prof.name}")
+             + sweep_specs(prof) + control["alone"] + control["beside"])
+    main = [s for s in specs if s.group != "interference"]
+    ensure_runs(main, progress=progress, label=f"profile {prof.name}")
+    # the control's arms in rounds of k seeds, alone then beside, so that the machine's drift
+    # over a build falls on both arms alike
+    k = control["k"] or 1
+    for r in range(0, len(control["alone"]), k):
+        ensure_runs(control["alone"][r:r + k] + control["beside"][r:r + k], progress=progress,
+                    label=f"profile {prof.name}: interference control")
+    interference_capacity(control["k"])
     return {group: [s for s in specs if s.group == group]
-            for group in ("ladder", "overload", "controls", "sweep")}
+            for group in ("ladder", "overload", "controls", "sweep", "interference")}
