@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 WHERE_FIELDS = ("host", "cpu_model", "cpus_allowed", "concurrency")
 
@@ -29,7 +28,7 @@ def read_where(path) -> dict:
             "cpus_allowed": sched.get("cpus_allowed"), "concurrency": int(sched.get("concurrency") or 1)}
 
 
-def mixed_cpu_problem(frame: pd.DataFrame) -> str | None:
+def mixed_cpu_problem(frame) -> str | None:
     """Why runs of this frame cannot be paired by seed (a seed whose runs were measured on
     more than one CPU model), or None."""
     if "cpu_model" not in frame.columns or "seed" not in frame.columns:
@@ -46,7 +45,7 @@ def mixed_cpu_problem(frame: pd.DataFrame) -> str | None:
     return None
 
 
-def refuse_mixed_cpus(frame: pd.DataFrame) -> None:
+def refuse_mixed_cpus(frame) -> None:
     """One clear ValueError if any pair would span two CPU models."""
     if (problem := mixed_cpu_problem(frame)) is not None:
         raise ValueError(problem)
@@ -54,6 +53,7 @@ def refuse_mixed_cpus(frame: pd.DataFrame) -> None:
 
 def hosts_sentence(summaries) -> str:
     """Whether this build's pairs span hosts, in one or two sentences."""
+    import pandas as pd
     frame = pd.DataFrame(list(summaries)) if not isinstance(summaries, pd.DataFrame) else summaries
     if frame.empty or "host" not in frame.columns or frame["host"].isna().all():
         return "These runs predate the record of hosts, so where each was measured is not known."

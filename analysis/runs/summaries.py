@@ -21,6 +21,7 @@ import numpy as np
 from ..core.gaps import partition_run
 from ..core.summary import summarize
 from ..engine_link import CacheWarning, cache_dir, write_atomic_text
+from .hosts import read_where
 
 ANALYSIS_DIR = Path(__file__).resolve().parent.parent
 
@@ -105,7 +106,6 @@ def summary_cached(path, scheme: str = "article") -> dict:
 def run_summaries(specs, scheme: str = "article") -> list[dict]:
     """One summary per run spec (engine.RunSpec), with the spec's rung, seed, rate and path,
     and where the run was measured (host, cpu_model, cpus_allowed, concurrency: hosts.py)."""
-    from .hosts import read_where
     out = []
     for s in specs:
         summary = summary_cached(s.path, scheme)
