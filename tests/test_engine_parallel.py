@@ -171,8 +171,17 @@ def test_a_serial_build_does_not_reuse_a_parallel_run_nor_the_reverse(temp_cache
     assert not cache.is_cached(dataclasses.replace(_specs(seeds=(2,))[0], concurrency=1).path)
 
 
+def _workers_of(pid: int) -> list[int]:
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [int(k) for k in kids if "engine.runs.workers" in Path(f"/proc/{k}/cmdline").read_text(errors="replace")]
+
+
 @needs_two
-def test_killing_a_parallel_build_loses_nothing_and_the_next_build_resumes(temp_cache):
+@pytest.mark.parametrize("how", ["ctrl-c", "a worker killed"])
+def test_killing_a_parallel_build_loses_nothing_and_the_next_build_resumes(temp_cache, how):
     args = [sys.executable, "-m", "engine", "matrix", "--profile", "smoke", "--rungs", "baseline", "+gc.freeze",
             "--seeds", "1", "2", "--duration", "1", "--rate", "10", "--jobs", "2", "--executor", "local"]
     env = {**os.environ, "ITL_CACHE_DIR": str(temp_cache)}
@@ -184,9 +193,16 @@ def test_killing_a_parallel_build_loses_nothing_and_the_next_build_resumes(temp_
         time.sleep(0.2)
     first = {p: p.stat().st_mtime_ns for p in runs.glob("*.npz")}
     assert first, "no run finished before the deadline"
-    os.killpg(build.pid, signal.SIGINT)                                      # Ctrl-C
-    build.communicate(timeout=60)
+    if how == "ctrl-c":
+        os.killpg(build.pid, signal.SIGINT)
+    else:
+        workers = _workers_of(build.pid)
+        assert workers, "no worker process found"
+        os.kill(workers[0], signal.SIGKILL)
+    _, err = build.communicate(timeout=120)
     assert build.returncode != 0
+    if how != "ctrl-c":
+        assert b"died" in err
     kept = {p: p.stat().st_mtime_ns for p in runs.glob("*.npz")}
     assert set(first) <= set(kept) and all(cache.raw_log_problem(p) is None for p in kept)
     again = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
