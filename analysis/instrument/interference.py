@@ -105,15 +105,23 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         ci = ""
         if math.isfinite(r["lo"]) and math.isfinite(r["hi"]):
             ci = f"{r['lo']:.2f}-{r['hi']:.2f}" if ratio else f"{fmt(r, r['lo'])} to {fmt(r, r['hi'])}"
-        beyond = {True: "yes", False: "no", None: "cannot tell"}[r["beyond_spread"]]
+        beyond = {True: "yes", False: "no", None: "cannot tell"}[flag(r["beyond_spread"])]
         out.append({"measure": r["measure"], "alone": value(r, r["alone"]), "beside": value(r, r["beside"]),
                     "change": change, "interval": ci, "verdict": r["verdict"], "beyond seed spread": beyond})
     return pd.DataFrame(out).set_index("measure")
 
 
+def flag(value) -> bool | None:
+    """A beyond_spread cell as True, False or None (cannot tell), whatever dtype the frame
+    gave it (a column of only flags becomes numpy bools, one with None stays objects)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return bool(value)
+
+
 def moved(table: pd.DataFrame) -> list[str]:
     """The measures whose change is beyond the seed spread."""
-    return [r["measure"] for _, r in table.iterrows() if r["beyond_spread"] is True]
+    return [r["measure"] for _, r in table.iterrows() if flag(r["beyond_spread"]) is True]
 
 
 def interference_sentence(table: pd.DataFrame, k: int | None) -> str:
