@@ -13,8 +13,9 @@ from engine.fidelity import cached_compare
 from engine.fidelity_runs import run_article
 from engine.microbench import forward_ms_subprocess
 from engine.runs import regime, target
-from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, write_atomic_text
+from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, write_atomic_text
 from engine.runs.calibrate import load_calibration
+from engine.runs.interference import interference_capacity, interference_specs
 from engine.runs.preemption import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
                                     preemption_sweep_specs, recompute_available)
 from engine.runs.sweep import sweep_specs
@@ -26,8 +27,9 @@ from engine.serve.threadclock import ThreadClock
 
 __all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
-           "write_atomic_text", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",
+           "write_atomic_text", "raw_log_problem", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",
            "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "run_article", "sweep_specs",
            "forward_ms_subprocess", "ThreadClock",
            "MODES", "PREEMPTION_RUNGS", "mode_of", "preemption_specs", "preemption_sweep_specs",
-           "recompute_available", "DETAIL_NAMES", "arrival_times"]
+           "recompute_available", "DETAIL_NAMES", "arrival_times",
+           "interference_specs", "interference_capacity"]

@@ -81,14 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--rate-info", type=_json_object, help=argparse.SUPPRESS)
     r.add_argument("--workload-json", type=_json_object, help=argparse.SUPPRESS)
     r.add_argument("--schedule-json", type=_json_object, help=argparse.SUPPRESS)
+    r.add_argument("--concurrency", type=int, default=1, help=argparse.SUPPRESS)   # runs measured beside it, itself included
 
-    m = sub.add_parser("matrix", help="a profile's runs, one at a time in fresh subprocesses, cached")
+    m = sub.add_parser("matrix", help="a profile's runs in fresh subprocesses, cached (see --jobs)")
     m.add_argument("--profile", choices=list(PROFILES), default="article")
     m.add_argument("--rungs", nargs="+", help="rung names or slugs (default: all seven)")
     m.add_argument("--seeds", nargs="+", type=_seed)
     m.add_argument("--duration", type=_positive(float, MAX_DURATION))
     m.add_argument("--rate", type=_positive(float, MAX_RATE))
     m.add_argument("--overload", action="store_true", help="also run the overload sidebar")
+    m.add_argument("--jobs", help="runs measured at once, each on its own physical core: a number >= 1 or "
+                                  "'auto' (one per core, less one; serial below 4 cores). Default: ITL_JOBS, else auto")
+    m.add_argument("--executor", help="serial, local, submitit-local or slurm (default: ITL_EXECUTOR, else "
+                                      "serial for one job and local for more)")
 
     c = sub.add_parser("calibrate", help="choose this machine's arrival rate (cached)")
     c.add_argument("--profile", choices=list(PROFILES),
@@ -131,7 +136,7 @@ def _cmd_run(a) -> int:
         rate, info = calibrated_rate("capacity", cfg.forward)
     else:
         rate, info = a.rate, (a.rate_info or {"rate": a.rate, "source": "given"})
-    path = cache.run_path(cfg, a.seed, a.duration, rate, wl)
+    path = cache.run_path(cfg, a.seed, a.duration, rate, wl, a.concurrency)
     if not cache.is_cached(path):            # a cached log is only read: the folder may be read-only
         what = f"run {cfg.name!r} seed {a.seed} @ {rate:.2f} req/s, {a.duration:g} s"
         check_has_requests(a.seed, a.duration, rate, wl)
@@ -163,6 +168,8 @@ def _execute(cfg, a, rate, path, wl, info) -> None:
 def _cmd_matrix(a) -> int:
     from .runs.execute import ensure_runs
     from .runs.protocol import profile_specs
+    from .runs.executors import configure
+    configure(a.jobs, a.executor)           # the specs and the calibration below use this level
     rungs = [rung_config(r).name for r in a.rungs] if a.rungs else None
     specs = profile_specs(a.profile, rungs=rungs, seeds=a.seeds, duration=a.duration, rate=a.rate)
     if a.overload:

@@ -11,6 +11,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .hosts import refuse_mixed_cpus
 from .signflip import ALPHA, VERDICTS, min_p, seeds_needed, sign_flip, verdict
 from .tables import METRIC_NAMES
 from .verdicts import NO_CHANGE, UNJUDGED, interval_text, paired_reason, paired_word, unjudged
@@ -98,10 +99,12 @@ def paired_change(before, after, metric: str | None = None, alpha: float = ALPHA
 
 
 def _frame(summaries) -> pd.DataFrame:
+    """The runs as a frame, refused (one ValueError) if a pair of them spans two CPU models."""
     frame = summaries if isinstance(summaries, pd.DataFrame) else pd.DataFrame(list(summaries))
     for col in ("rung", "seed"):
         if col not in frame.columns:
             raise ValueError(f"summaries need a '{col}' column (one row per run)")
+    refuse_mixed_cpus(frame)
     return frame
 
 

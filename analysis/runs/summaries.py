@@ -21,6 +21,7 @@ import numpy as np
 from ..core.gaps import partition_run
 from ..core.summary import summarize
 from ..engine_link import CacheWarning, cache_dir, write_atomic_text
+from .hosts import read_where
 
 ANALYSIS_DIR = Path(__file__).resolve().parent.parent
 
@@ -103,12 +104,14 @@ def summary_cached(path, scheme: str = "article") -> dict:
 
 
 def run_summaries(specs, scheme: str = "article") -> list[dict]:
-    """One summary per run spec (engine.RunSpec), with the spec's rung, seed, rate and path."""
+    """One summary per run spec (engine.RunSpec), with the spec's rung, seed, rate and path,
+    and where the run was measured (host, cpu_model, cpus_allowed, concurrency: hosts.py)."""
     out = []
     for s in specs:
         summary = summary_cached(s.path, scheme)
+        where = per_run_cached(s.path, "where", lambda: read_where(s.path))
         out.append({**summary, "rung": s.rung, "seed": s.seed, "rate": s.rate,
-                    "group": getattr(s, "group", "ladder"), "path": str(s.path)})
+                    "group": getattr(s, "group", "ladder"), "path": str(s.path), **where})
     return out
 
 

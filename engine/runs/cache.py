@@ -73,22 +73,31 @@ def library_versions() -> dict:
             "tokenizers": tokenizers.__version__}
 
 
-def run_key(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload()) -> str:
+def run_key(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload(),
+            concurrency: int = 1) -> str:
+    """The hash of everything that makes a run what it is. A run measured beside k-1 others
+    (concurrency k > 1) is another measurement than one measured alone: k is in its key.
+    A run alone keeps the key it had before concurrency was recorded, so caches made then
+    stay valid, and no run alone shares a key with a run beside others."""
     spec = {"code": code_version(), "config": cfg.to_dict(), "workload": workload.to_dict(),
             "seed": int(seed), "duration": float(duration), "rate": round(float(rate), 6),
             "libs": library_versions()}
+    if concurrency != 1:
+        spec["concurrency"] = int(concurrency)
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
 MAX_SLUG = 120       # a rung name's file-name form; the rest of the name is under 100 bytes
 
 
-def run_path(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload()) -> Path:
-    key = run_key(cfg, seed, duration, rate, workload)
+def run_path(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload(),
+             concurrency: int = 1) -> Path:
+    key = run_key(cfg, seed, duration, rate, workload, concurrency)
     if len(slug(cfg.name)) > MAX_SLUG:          # the file name must fit the filesystem's 255 bytes
         raise ValueError(f"config name {cfg.name[:40]!r}... is too long: its file-name form may have at most "
                          f"{MAX_SLUG} characters, this one has {len(slug(cfg.name))}")
-    return runs_dir() / f"{slug(cfg.name)}__s{seed}__d{duration:g}__r{rate:.3f}__{key}.npz"
+    k = f"__k{concurrency}" if concurrency != 1 else ""
+    return runs_dir() / f"{slug(cfg.name)}__s{seed}__d{duration:g}__r{rate:.3f}{k}__{key}.npz"
 
 
 class CacheWarning(UserWarning):
@@ -232,13 +241,15 @@ def temp_folders() -> list[Path]:
 def sweep_temp_files(folders=None, older_than_s: float = 3600.0) -> int:
     """Remove temp files left by killed writers (raw logs, summaries, calibration
     records): those whose writing process is gone, and any older than `older_than_s`.
-    Best effort: a read-only folder is left as it is."""
+    On a cluster's shared folder a process id names a process of another host, so there
+    only age counts. Best effort: a read-only folder is left as it is."""
+    by_pid = os.environ.get("ITL_EXECUTOR") != "slurm"
     n = 0
     for folder in ([Path(folders)] if isinstance(folders, (str, Path)) else folders or temp_folders()):
         for pattern in TEMP_PATTERNS:
             for p in Path(folder).glob(pattern):
                 try:
-                    if not _writer_alive(p.name) or time.time() - p.stat().st_mtime > older_than_s:
+                    if (by_pid and not _writer_alive(p.name)) or time.time() - p.stat().st_mtime > older_than_s:
                         p.unlink()
                         n += 1
                 except OSError:
@@ -273,11 +284,35 @@ def write_atomic_text(path: Path, text: str) -> Path:
 # ---------------------------------------------------------------- one measuring process per cache
 LOCK_NAME = ".measuring.lock"
 HELD_ENV = "ITL_MEASURING_LOCK"     # set in the children of the holder: they measure on its behalf
+# A parallel build's worker measures under a lock of its own core instead (engine/runs/workers.py):
+# the build's driver holds the folder's lock, each worker its core's.
+LOCK_NAME_ENV = "ITL_LOCK_NAME"
+WORKER_LOCKS = ".measuring-*.lock"
 _held = {"depth": 0, "fd": None}
 
 
 def lock_path() -> Path:
-    return cache_dir() / LOCK_NAME
+    return cache_dir() / (os.environ.get(LOCK_NAME_ENV) or LOCK_NAME)
+
+
+def sweep_worker_locks() -> int:
+    """Remove the per-core lock files that no process holds (left by a killed or finished
+    parallel build). One that is held stays."""
+    n = 0
+    for p in cache_dir().glob(WORKER_LOCKS):
+        try:
+            fd = os.open(p, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            p.unlink()             # a waiter that opened it re-checks the inode (measuring)
+            n += 1
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return n
 
 
 def holds_lock() -> bool:
@@ -287,6 +322,15 @@ def holds_lock() -> bool:
 def _say_waiting(holder: str) -> None:
     print(f"engine: waiting for {holder} to finish measuring in {cache_dir()} "
           f"(one process measures in a cache folder at a time)", file=sys.stderr, flush=True)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
 
 
 def set_measuring(what: str) -> None:
@@ -318,7 +362,13 @@ def measuring(what: str, on_wait=_say_waiting, poll_s: float = 0.5):
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                if _same_file(fd, lock_path()):
+                    break
+                # the file was swept (sweep_worker_locks) between our open and our lock: open it anew
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+                fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o666)
+                continue
             except OSError as e:
                 if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                     raise
@@ -334,6 +384,9 @@ def measuring(what: str, on_wait=_say_waiting, poll_s: float = 0.5):
         finally:
             _held.update(depth=0, fd=None)
             os.ftruncate(fd, 0)
+            if os.environ.get(LOCK_NAME_ENV):       # a core's lock: gone when its worker is done with it
+                with contextlib.suppress(OSError):
+                    os.unlink(lock_path())
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)

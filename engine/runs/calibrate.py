@@ -86,15 +86,22 @@ def measure_capacity_here(seconds: float = CAPACITY_SECONDS, warmup: float = CAP
             "decode_steps": len(eng.steps), "forward": forward}
 
 
-def measure_capacity(seconds: float, forward: str = "article") -> dict:
-    """Capacity, and the batch-32 decode forward pass measured in a fresh process of its
-    own (the microbenchmark), as the article measured its 12.8 ms."""
+def measure_capacity(seconds: float, forward: str = "article", concurrency: int = 1) -> dict:
+    """Capacity in a fresh child; at concurrency k > 1, k children at once, each on its own
+    pinned core (the executor the runs will use), and their median: what one run gets
+    with k-1 neighbours. And the batch-32 decode forward pass, measured in fresh processes
+    of its own (the microbenchmark, alone), as the article measured its 12.8 ms."""
     from ..microbench import forward_ms_subprocess
-    # killed as hung past the same bound as a run's (spec.RUN_TIMEOUT_FACTOR): a saturated
-    # queue for `seconds`, plus start-up
-    cap = engine_child_json("capacity", "--seconds", str(seconds), "--forward", forward,
-                            what="capacity measurement",
-                            timeout=RUN_TIMEOUT_FACTOR * (seconds + STARTUP_S) + RUN_TIMEOUT_SLACK_S)
+    if concurrency == 1:
+        cap = _capacity_child(seconds, forward)
+    else:
+        from .execute import _plan_for
+        from .executors import current
+        from .workers import map_pinned
+        plan = _plan_for(concurrency, current())
+        each = map_pinned(plan, _capacity_child, [(seconds, forward)] * concurrency)
+        cap = {**each[0], "tokens_per_s": float(np.median([e["tokens_per_s"] for e in each])),
+               "per_worker": [e["tokens_per_s"] for e in each], "concurrency": concurrency}
     # one process's reading moved by 25% from one to the next here (5.2 against 6.5 ms),
     # so the denominator of every fullness is the median of a few fresh processes
     readings = [next(r["batched_ms"] for r in forward_ms_subprocess(forward=forward) if r["batch"] == 32)
@@ -102,6 +109,14 @@ def measure_capacity(seconds: float, forward: str = "article") -> dict:
     cap["forward_ms_b32"] = float(np.median(readings))
     cap["forward_ms_b32_readings"] = readings
     return cap
+
+
+def _capacity_child(seconds: float, forward: str) -> dict:
+    # killed as hung past the same bound as a run's (spec.RUN_TIMEOUT_FACTOR): a saturated
+    # queue for `seconds`, plus start-up
+    return engine_child_json("capacity", "--seconds", str(seconds), "--forward", forward,
+                             what="capacity measurement",
+                             timeout=RUN_TIMEOUT_FACTOR * (seconds + STARTUP_S) + RUN_TIMEOUT_SLACK_S)
 
 
 # ---------------------------------------------------------------- the signature of a check
@@ -159,7 +174,7 @@ def _closest(checks: list[dict], target: Regime) -> float:
 
 
 def check_rate(rate: float, forward_ms_b32: float, duration: float = CHECK_DURATION, progress: bool = True,
-               forward: str = "article") -> dict:
+               forward: str = "article", concurrency: int = 1) -> dict:
     """One check: the baseline rung at `rate` for each check seed (via the run cache), each
     run's regime signature and their median."""
     import dataclasses
@@ -168,7 +183,8 @@ def check_rate(rate: float, forward_ms_b32: float, duration: float = CHECK_DURAT
     from .spec import RunSpec
     cfg = dataclasses.replace(LADDER["baseline"], forward=forward)
     specs = [RunSpec(cfg, seed, float(duration), round(rate, 4),
-                     {"rate": round(rate, 4), "source": "calibration check"}, group="calibration")
+                     {"rate": round(rate, 4), "source": "calibration check"}, group="calibration",
+                     concurrency=concurrency)
              for seed in CHECK_SEEDS]
     paths = ensure_runs(specs, progress=progress, label=f"calibration check @ {rate:.2f} req/s, {duration:g} s")
     per_seed = [{"seed": s.seed, **regime.signature(p, forward_ms_b32)} for s, p in zip(specs, paths)]
@@ -181,10 +197,20 @@ def calibration_dir() -> Path:
     return cache.cache_dir() / "calibration"
 
 
-def calibration_path(method: str, forward: str = "article", check_duration: float | None = None) -> Path:
-    """One record per method, forward, check length (a checked record), machine and engine code."""
+def _level(concurrency: int | None) -> int:
+    from .executors import default_concurrency
+    return default_concurrency() if concurrency is None else int(concurrency)
+
+
+def calibration_path(method: str, forward: str = "article", check_duration: float | None = None,
+                     concurrency: int | None = None) -> Path:
+    """One record per method, forward, check length (a checked record), concurrency (the level
+    the runs will use: capacity and rate with k-1 neighbours are another machine than alone),
+    machine and engine code."""
     protocol = f"checked-{float(check_duration or CHECK_DURATION):g}s" if method == "checked" else method
-    return calibration_dir() / f"{protocol}-{forward}-{cache.machine_key()}-{cache.code_version()}.json"
+    k = _level(concurrency)
+    level = f"-k{k}" if k != 1 else ""
+    return calibration_dir() / f"{protocol}-{forward}{level}-{cache.machine_key()}-{cache.code_version()}.json"
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
@@ -224,25 +250,27 @@ def _read_record(p: Path) -> dict | None:
 
 
 def load_calibration(required: str = "capacity", forward: str = "article",
-                     check_duration: float | None = None) -> dict | None:
+                     check_duration: float | None = None, concurrency: int | None = None) -> dict | None:
     """The cached calibration for this machine. "checked" wants the record of checks as
     long as `check_duration` (default CHECK_DURATION); "capacity" takes that checked record,
     else the capacity-only one, else any checked record (the longest checks first)."""
+    k = _level(concurrency)
     if required == "checked":
-        return _read_record(calibration_path("checked", forward, check_duration))
+        return _read_record(calibration_path("checked", forward, check_duration, k))
     if check_duration is not None and (data := _read_record(calibration_path("checked", forward,
-                                                                              check_duration))):
+                                                                              check_duration, k))):
         return data
-    if (data := _read_record(calibration_path("capacity", forward))) is not None:
+    if (data := _read_record(calibration_path("capacity", forward, concurrency=k))) is not None:
         return data
-    for p in sorted(_checked_records(forward), key=lambda q: -_record_seconds(q)):
+    for p in sorted(_checked_records(forward, k), key=lambda q: -_record_seconds(q)):
         if (data := _read_record(p)) is not None:
             return data
     return None
 
 
-def _checked_records(forward: str) -> list[Path]:
-    tail = f"-{forward}-{cache.machine_key()}-{cache.code_version()}.json"
+def _checked_records(forward: str, concurrency: int = 1) -> list[Path]:
+    level = f"-k{concurrency}" if concurrency != 1 else ""
+    tail = f"-{forward}{level}-{cache.machine_key()}-{cache.code_version()}.json"
     d = calibration_dir()
     return [p for p in d.glob(f"checked-*s{tail}")] if d.is_dir() else []
 
@@ -254,11 +282,11 @@ def _record_seconds(p: Path) -> float:
         return 0.0
 
 
-def _reusable_capacity(forward: str, seconds: float) -> dict | None:
+def _reusable_capacity(forward: str, seconds: float, concurrency: int = 1) -> dict | None:
     """A capacity measured for another record of this forward, machine and code, over the
     same window, with its batch-32 forward pass: each check length's search starts from the
     same measured machine instead of measuring it again."""
-    paths = [calibration_path("capacity", forward)] + _checked_records(forward)
+    paths = [calibration_path("capacity", forward, concurrency=concurrency)] + _checked_records(forward, concurrency)
     for p in paths:
         data = _read_record(p)
         cap = (data or {}).get("capacity", {})
@@ -269,44 +297,46 @@ def _reusable_capacity(forward: str, seconds: float) -> dict | None:
 
 def calibrate(checks: bool = True, force: bool = False, progress: bool = True,
               capacity_seconds: float | None = None, forward: str = "article",
-              check_duration: float = CHECK_DURATION) -> dict:
+              check_duration: float = CHECK_DURATION, concurrency: int | None = None) -> dict:
     """Calibrate (unless cached), holding the cache's measuring lock: no run or other
     calibration of this cache is measured meanwhile, and a second process that wants the
     same calibration waits, then reuses the record this one wrote."""
     method = "checked" if checks else "capacity"
-    want = (method, forward, check_duration if checks else None)
+    k = _level(concurrency)
+    want = (method, forward, check_duration if checks else None, k)
     if not force and (cached := _read_record(calibration_path(*want))) is not None:
         return cached
     cache.ensure_writable(calibration_dir(), why="this machine has no calibration record yet and "
                                                  "calibrating must store one there")
     what = f"{check_duration:g} s checks" if checks else "capacity only"
-    with cache.measuring(f"calibration ({what}, {forward} forward)"):
+    with cache.measuring(f"calibration ({what}, {forward} forward, concurrency {k})"):
         if not force and (cached := _read_record(calibration_path(*want))) is not None:
             return cached                        # made by another process while we waited
         return _measure_calibration(method, checks, progress, capacity_seconds, forward,
-                                    float(check_duration), force)
+                                    float(check_duration), force, k)
 
 
 def _measure_calibration(method: str, checks: bool, progress: bool, capacity_seconds: float | None,
-                         forward: str, check_duration: float, force: bool) -> dict:
+                         forward: str, check_duration: float, force: bool, concurrency: int = 1) -> dict:
     t0 = time.time()
     seconds = capacity_seconds or (CAPACITY_SECONDS if checks else 10.0)
-    cap = None if force else _reusable_capacity(forward, seconds)
+    cap = None if force else _reusable_capacity(forward, seconds, concurrency)
     if cap is None:
         if progress:
-            print(f"calibration ({forward} forward): measuring capacity ({seconds:.0f} s, saturated queue) "
-                  f"and the batch-32 forward pass...", file=sys.stderr)
-        cap = measure_capacity(seconds, forward)
+            print(f"calibration ({forward} forward, concurrency {concurrency}): measuring capacity "
+                  f"({seconds:.0f} s, saturated queue) and the batch-32 forward pass...", file=sys.stderr)
+        cap = measure_capacity(seconds, forward, concurrency)
     mean_out = Workload().mean_output_tokens()
     proposed = round(TARGET_UTILIZATION * cap["tokens_per_s"] / mean_out, 4)
     if checks:
         start = round(CHECK_START_UTILIZATION * cap["tokens_per_s"] / mean_out, 4)
-        found = search_rate(lambda r: check_rate(r, cap["forward_ms_b32"], check_duration, progress, forward),
-                            start)
+        found = search_rate(lambda r: check_rate(r, cap["forward_ms_b32"], check_duration, progress, forward,
+                                                 concurrency), start)
     else:
         found = {"rate": proposed, "reached": None, "checks": []}
     result = {
-        "rate": found["rate"], "method": method, "forward": forward, "machine": machine_fingerprint(),
+        "rate": found["rate"], "method": method, "forward": forward, "concurrency": concurrency,
+        "machine": machine_fingerprint(),
         "engine_code": cache.code_version(), "capacity": cap, "mean_output_tokens": mean_out,
         "target_utilization": TARGET_UTILIZATION, "proposed_rate": proposed,
         "check_start_utilization": CHECK_START_UTILIZATION if checks else None,
@@ -316,7 +346,7 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
         "checks": found["checks"], "seconds_taken": round(time.time() - t0, 1),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    _write_json_atomic(calibration_path(method, forward, check_duration if checks else None), result)
+    _write_json_atomic(calibration_path(method, forward, check_duration if checks else None, concurrency), result)
     if progress:
         how = {True: "in the article's regime", False: "regime not reached", None: "capacity proposal"}
         print(f"calibration ({forward} forward{f', {check_duration:g} s checks' if checks else ''}): "
@@ -326,12 +356,15 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
 
 
 def calibrated_rate(required: str = "capacity", forward: str = "article",
-                    check_duration: float | None = None) -> tuple[float, dict]:
-    """(rate, provenance summary), calibrating first if this machine has no cached choice."""
+                    check_duration: float | None = None, concurrency: int | None = None) -> tuple[float, dict]:
+    """(rate, provenance summary) at a concurrency (default: the environment's level),
+    calibrating first if this machine has no cached choice."""
     checks = required == "checked"
-    cal = (load_calibration(required, forward, check_duration)
-           or calibrate(checks=checks, forward=forward, check_duration=check_duration or CHECK_DURATION))
+    cal = (load_calibration(required, forward, check_duration, concurrency)
+           or calibrate(checks=checks, forward=forward, check_duration=check_duration or CHECK_DURATION,
+                        concurrency=concurrency))
     info = {"rate": cal["rate"], "source": "calibration", "method": cal["method"], "forward": forward,
+            "concurrency": cal.get("concurrency", 1),
             "capacity_tokens_per_s": cal["capacity"]["tokens_per_s"], "proposed_rate": cal["proposed_rate"],
             "check_duration_s": cal.get("check_duration_s"), "band_reached": cal.get("band_reached"),
             "checks": [(c["rate"], c["place"]) for c in cal["checks"]]}
@@ -339,11 +372,12 @@ def calibrated_rate(required: str = "capacity", forward: str = "article",
 
 
 def checked_rate(prof, seeds, duration: float, rate: float | None, forward: str = "article",
-                 check_duration: float | None = None) -> tuple[float, dict]:
+                 check_duration: float | None = None, concurrency: int | None = None) -> tuple[float, dict]:
     """Validate a run protocol, then its rate: the one given, or the profile's calibrated one
-    (for runs as long as `check_duration`, default the profile's own check length)."""
+    (for runs as long as `check_duration`, default the profile's own check length) at the
+    concurrency (default: the environment's level)."""
     for s in seeds:
         validate(s, duration, rate)
     if rate is None:
-        return calibrated_rate(prof.calibration, forward, check_duration or prof.check_duration)
+        return calibrated_rate(prof.calibration, forward, check_duration or prof.check_duration, concurrency)
     return float(rate), {"rate": float(rate), "source": "given"}

@@ -33,13 +33,23 @@ class ChildFailed(RuntimeError):
     """A child process of the engine failed, or ran past its time and was killed."""
 
 
+def _die_with_parent() -> None:
+    """In a worker's engine child about to exec: die when the worker dies, so a killed
+    worker never leaves a run measuring on a core whose lock is gone."""
+    import ctypes
+    import signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)    # PR_SET_PDEATHSIG
+
+
 def engine_child(*args: str, what: str, timeout: float | None = None, env: dict | None = None) -> str:
     """Run `python -m engine <args>` in a fresh process (with `env` added to its
     environment); its stdout, or a ChildFailed naming `what` failed with the end of its
     stderr. A child still running after `timeout` seconds is killed (ChildFailed, one line)."""
+    in_worker = bool(os.environ.get("ITL_WORKER")) and sys.platform.startswith("linux")
     try:
         proc = subprocess.run([sys.executable, "-m", "engine", *args], env={**child_env(), **(env or {})},
-                              cwd=REPO, capture_output=True, text=True, timeout=timeout)
+                              cwd=REPO, capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=_die_with_parent if in_worker else None)
     except subprocess.TimeoutExpired:
         raise ChildFailed(f"{what} was still running after {timeout:.0f} s, far past what it should take, "
                           f"and was killed; nothing was kept") from None

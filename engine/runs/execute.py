@@ -1,11 +1,14 @@
-"""Runs as experiments: each in a fresh subprocess, one at a time, through the cache."""
+"""Runs as experiments: each in a fresh subprocess, through the cache, one at a time or
+(engine/runs/executors.py) several at once on pinned cores, blocked by seed."""
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
-from . import cache
+from . import cache, executors, topology
 from .child import engine_child
 from .order import execution_order
 from .spec import RunSpec, check_has_requests
@@ -29,6 +32,11 @@ def execute_spec(spec: RunSpec) -> Path:
     path = spec.path
     if cache.is_cached(path):
         return path
+    if _level(spec) != 1 and not os.environ.get("ITL_WORKER"):
+        raise ValueError(f"{_describe(spec)} is a run measured beside {spec.concurrency - 1} other(s); "
+                         f"make it with ensure_runs (which starts the workers), not alone")
+    if "host" not in spec.schedule:
+        spec = _stamped(spec, **serial_where())
     cache.ensure_writable(path.parent, why=f"{_describe(spec)} is not cached and must be measured there")
     check_runnable(spec)
     with cache.measuring(_describe(spec)):
@@ -39,20 +47,90 @@ def execute_spec(spec: RunSpec) -> Path:
                      "--rate", repr(float(spec.rate)), "--rate-info", json.dumps(spec.rate_info),
                      "--workload-json", json.dumps(spec.workload.to_dict()),
                      "--schedule-json", json.dumps(spec.schedule),
+                     "--concurrency", str(spec.concurrency),
                      what=f"{_describe(spec)}", timeout=spec.timeout_s())
     if not cache.is_cached(path):
         raise RuntimeError(f"run {spec.rung!r} seed {spec.seed} exited cleanly but wrote no usable log at {path}")
     return path
 
 
-def ensure_runs(specs: list[RunSpec], progress: bool = True, label: str = "runs") -> list[Path]:
-    """Run what is missing, one at a time in each spec's scheduled order (blocked by seed,
-    shuffled within: engine/runs/order.py), with a progress bar and time left; return
-    every spec's path, in the order given. Cached logs are verified (a damaged one is
+def _level(spec) -> int:
+    return getattr(spec, "concurrency", 1)
+
+
+def _stamped(spec, **where):
+    """The spec with where it runs added to its schedule (stored in its log's provenance)."""
+    if not dataclasses.is_dataclass(spec):          # a stand-in (tests): nothing to record into
+        return spec
+    return dataclasses.replace(spec, schedule={**spec.schedule, **where})
+
+
+def serial_where() -> dict:
+    """What a run measured alone by this process records about where it ran."""
+    from ..serve.provenance import cpu_model
+    return {"host": topology.host(), "cpu_model": cpu_model(), "cpus_allowed": topology.cpus_allowed_list(),
+            "concurrency": 1, "executor": "serial", "worker": 0, "workers": 1}
+
+
+def _plan_for(level: int, plan: executors.Plan) -> executors.Plan:
+    """The executor that measures runs of concurrency `level`: the build's own plan at its
+    level, else one at a time (1) or local workers (the interference control's arms)."""
+    if level == plan.concurrency:
+        return plan
+    return executors.Plan("serial", 1) if level == 1 else executors.resolve(level, "local")
+
+
+_warned_full: set = set()
+
+
+def _measure_parallel(specs: list, plan: executors.Plan, bar, label: str, est: dict) -> None:
+    from .workers import deal_blocks, map_pinned, run_worker
+    if plan.on_this_machine and plan.jobs >= len(topology.measuring_cpus()) and plan.jobs not in _warned_full:
+        _warned_full.add(plan.jobs)
+        print(f"{label}: note: {plan.jobs} workers use every physical core here, so the build itself "
+              f"shares a core with a measuring worker (--jobs auto leaves one free)", file=sys.stderr, flush=True)
+    lists = [w for w in deal_blocks(specs, plan.jobs) if w]
+    done: set = set()
+
+    def poll():
+        for s in specs:
+            if s.path not in done and s.path.exists():
+                done.add(s.path)
+                bar.update(est[s.path])
+        flight = sum(1 for p in cache.cache_dir().glob(cache.WORKER_LOCKS) if _nonempty(p))
+        bar.set_description_str(f"{label}: {len(lists)} workers ({plan.executor}, k={plan.concurrency}), "
+                                f"{flight} in flight, {len(done)}/{len(specs)} done", refresh=True)
+
+    map_pinned(plan, run_worker, [(w,) for w in lists], poll=poll,
+               minutes=int(max(sum(est[s.path] for s in w) for w in lists) * 2 / 60) + 30)
+    poll()
+
+
+def _nonempty(p: Path) -> bool:
+    try:
+        return p.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def ensure_runs(specs: list[RunSpec], progress: bool = True, label: str = "runs", jobs=None,
+                executor: str | None = None) -> list[Path]:
+    """Run what is missing in each spec's scheduled order (blocked by seed, shuffled
+    within: engine/runs/order.py), with a progress bar (workers, runs in flight, done,
+    time left); return every spec's path, in the order given. Each spec is measured at its
+    own concurrency (one at a time, or beside k-1 others by the environment's executor);
+    with `jobs` or `executor` given, every spec is measured at that plan's level instead
+    (and the paths returned are those runs'). Cached logs are verified (a damaged one is
     reported and measured again); while another process measures in the same cache the
     bar says what it waits for, and what that process made is then reused."""
     specs = list(specs)
+    if jobs is not None or executor is not None:
+        plan = executors.resolve(jobs, executor)
+        specs = [dataclasses.replace(s, concurrency=plan.concurrency) for s in specs]
+    else:
+        plan = executors.current()
     cache.sweep_temp_files()
+    cache.sweep_worker_locks()
     missing = [s for s in execution_order(specs) if not cache.is_cached(s.path)]
     if missing:
         cache.ensure_writable(cache.runs_dir(), why=f"{len(missing)} of {len(specs)} runs are not cached "
@@ -75,12 +153,20 @@ def ensure_runs(specs: list[RunSpec], progress: bool = True, label: str = "runs"
                 missing = [s for s in missing if not cache.is_cached(s.path)]   # made while we waited?
                 # whole seconds per run, summed: tqdm drops a total the count passes (then the
                 # bar's format fails), which a rounded sum of fractional estimates can allow
-                est = [round(s.expected_seconds()) for s in missing]
-                bar.total = sum(est)
+                est = {s.path: round(s.expected_seconds()) for s in missing}
+                bar.total = sum(est.values())
                 bar.set_description_str(f"{label}: {len(missing)} of {len(specs)} to run", refresh=True)
-                for i, (s, sec) in enumerate(zip(missing, est), 1):
-                    bar.set_postfix_str(f"{i}/{len(missing)} {s.rung} seed {s.seed} @ {s.rate:.2f} req/s")
-                    cache.set_measuring(f"{label}: {i}/{len(missing)} {_describe(s)}")
-                    execute_spec(s)
-                    bar.update(sec)
+                levels = list(dict.fromkeys(_level(s) for s in missing))
+                for level in levels:
+                    part = [s for s in missing if _level(s) == level]
+                    run_plan = _plan_for(level, plan)
+                    if run_plan.concurrency > 1:
+                        _measure_parallel(part, run_plan, bar, label, est)
+                        continue
+                    for i, s in enumerate(part, 1):
+                        bar.set_postfix_str(f"{i}/{len(part)} {s.rung} seed {s.seed} @ {s.rate:.2f} req/s")
+                        cache.set_measuring(f"{label}: {i}/{len(part)} {_describe(s)}")
+                        execute_spec(_stamped(s, **serial_where(), worker_position=i - 1,
+                                              worker_runs=len(part)))
+                        bar.update(est[s.path])
     return [s.path for s in specs]

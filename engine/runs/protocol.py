@@ -18,10 +18,10 @@ def run(rung_or_config, seed: int, duration: float, rate: float | None = None) -
     validate(seed, duration, rate)
     cfg = resolve_config(rung_or_config)
     if rate is None:
-        rate, info = calibrated_rate("capacity", cfg.forward)
+        rate, info = calibrated_rate("capacity", cfg.forward, concurrency=1)
     else:
         info = {"rate": rate, "source": "given"}
-    return execute_spec(RunSpec(cfg, seed, float(duration), float(rate), info))
+    return execute_spec(RunSpec(cfg, seed, float(duration), float(rate), info, concurrency=1))
 
 
 def profile_specs(profile: str | Profile | None = None, overload: bool = False, rungs=None, seeds=None,
@@ -57,17 +57,28 @@ def control_specs(profile: str | Profile | None = None, seeds=None, duration: fl
 
 def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
     """Every run a profile's book needs (main ladder, overload sidebar, the controls, the
-    load sweep, then the preemption chapter's: its swap runs are the ladder's and the
-    sweep's own, so each log is listed once)."""
+    load sweep, the preemption chapter's runs (its swap runs are the ladder's and the sweep's
+    own, so each log is listed once), then the interference control's two arms and capacities)."""
+    from .interference import interference_capacity, interference_specs
     from .preemption import preemption_specs, preemption_sweep_specs
     prof = get_profile(profile)
+    control = interference_specs(prof)
     specs = (profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
-             + sweep_specs(prof) + preemption_specs(prof) + preemption_sweep_specs(prof))
-    seen, unique = set(), []
+             + sweep_specs(prof) + preemption_specs(prof) + preemption_sweep_specs(prof)
+             + control["alone"] + control["beside"])
+    seen, main = set(), []
     for s in specs:
-        if s.path not in seen:
+        if s.group != "interference" and s.path not in seen:
             seen.add(s.path)
-            unique.append(s)
-    ensure_runs(unique, progress=progress, label=f"profile {prof.name}")
+            main.append(s)
+    ensure_runs(main, progress=progress, label=f"profile {prof.name}")
+    # the control's arms in rounds of k seeds, alone then beside, so that the machine's drift
+    # over a build falls on both arms alike
+    k = control["k"] or 1
+    for r in range(0, len(control["alone"]), k):
+        ensure_runs(control["alone"][r:r + k] + control["beside"][r:r + k], progress=progress,
+                    label=f"profile {prof.name}: interference control")
+    interference_capacity(control["k"])
     return {group: [s for s in specs if s.group == group]
-            for group in ("ladder", "overload", "controls", "sweep", "preemption", "preemption-sweep")}
+            for group in ("ladder", "overload", "controls", "sweep", "preemption", "preemption-sweep",
+                          "interference")}

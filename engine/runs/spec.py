@@ -9,6 +9,7 @@ from pathlib import Path
 from ..serve.config import Config, rung_config
 from ..serve.workload import Workload
 from . import cache
+from .executors import default_concurrency
 
 STARTUP_S = 4.0          # per-run start-up (tokenizer, heap, model) for the time-left estimate
 MAX_RATE = 1000.0        # req/s: far past any capacity this engine has; above it, a typo
@@ -40,6 +41,10 @@ class RunSpec:
     group: str = "ladder"            # which part of the book: "ladder", "overload", "controls", ...
     workload: Workload = Workload()
     schedule: dict = field(default_factory=dict, compare=False, hash=False)   # position in its build order
+    # runs measured at once while it runs (1: alone); in its key. Default: the level the
+    # environment's executor uses (ITL_JOBS / ITL_EXECUTOR), so a chapter's specs name the
+    # very runs its build made
+    concurrency: int = field(default_factory=default_concurrency)
 
     @property
     def rung(self) -> str:
@@ -47,7 +52,7 @@ class RunSpec:
 
     @property
     def path(self) -> Path:
-        return cache.run_path(self.config, self.seed, self.duration, self.rate, self.workload)
+        return cache.run_path(self.config, self.seed, self.duration, self.rate, self.workload, self.concurrency)
 
     def expected_seconds(self) -> float:
         if self.workload.burst:             # a burst runs until its requests finish
