@@ -36,14 +36,14 @@ PROFILES = {
     # with 60 s checks runs a 20 s run far lighter (benchmarks/bench_regime.py). Its sweep is
     # as long as its runs, so that load 1.0 is the regime the ladder ran in.
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
-                     calibration="checked", check_duration=20.0, minutes_2core="about 30",
+                     calibration="checked", check_duration=20.0, minutes_2core="about 36",
                      control_seeds=(1,), control_duration=10.0, sweep_seeds=(1,), sweep_duration=20.0),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
                      calibration="capacity", minutes_2core="about 5"),
     # for machines and clusters that can afford it: the ladder's p99.9 step needs more seeds than
     # five (book/ladder projects how many); the rest of the book as in `article`
     "article-20": Profile("article-20", seeds=tuple(range(1, 21)), duration=60.0, overload_seeds=(1, 2, 3),
-                          calibration="checked", minutes_2core="about 250 (estimated)",
+                          calibration="checked", check_duration=60.0, minutes_2core="about 250 (estimated)",
                           control_seeds=(1, 2, 3), control_duration=20.0,
                           sweep_seeds=(1, 2), sweep_duration=20.0),
 }
