@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import math
 
-from ..engine_link import get_profile, load_calibration, profile_specs, raw_log_problem
+from ..engine_link import RUNGS, get_profile, load_calibration, profile_specs, raw_log_problem
 from .paired import paired_change, seed_subsample_intervals
 from .summaries import run_summaries
 
 LARGER = "article-20"
-ENDS = ("baseline", "+admit watermark")
+ENDS = (RUNGS[0], RUNGS[-1])
 
 
 def larger_runs(profile: str = LARGER, rungs=ENDS) -> list[dict] | None:
     """The summaries of the larger protocol's runs of `rungs`, or None unless every one of
     them (and the calibration that fixes their rate) is in this cache."""
     prof = get_profile(profile)
-    if load_calibration(prof.calibration) is None:
+    if load_calibration(prof.calibration, check_duration=prof.check_duration) is None:
         return None
     specs = profile_specs(prof, rungs=list(rungs))
     if any(raw_log_problem(s.path) is not None for s in specs):
