@@ -73,7 +73,8 @@ def fired_reason(what: str, k: int, n: int, need: int, where: str) -> str:
     """Why a finding is not testable: its mechanism fired in fewer runs than needed."""
     runs = f"{where} run{'s' * (n != 1)}" if where == "baseline" else f"run{'s' * (n != 1)} of {where}"
     if k == 0:
-        return f"{what} occurred in none of the {n} {runs}"
+        return (f"{what} did not occur in the one {runs}" if n == 1
+                else f"{what} occurred in none of the {n} {runs}")
     return f"{what} occurred in {k} of the {n} {runs}; the criterion needs {need}"
 
 
