@@ -11,7 +11,7 @@ Extra arrays, one row per row of `segs`:
               belongs to the interval up to the next reading
   seg_runq_end  its cumulative run-queue wait at that reading (s since start; NaN if
               the OS does not say). Read afresh only when the thread lost more than
-              engine.loop.OFFCPU_READ_S of CPU time since the last read; otherwise
+              engine.serve.tagging.OFFCPU_READ_S of CPU time since the last read; otherwise
               the last read, which it cannot differ from by more than that
 One row per row of `steps`:
   step_cpu, step_runq   (start, end): the same clocks at the step's start and end
