@@ -246,6 +246,13 @@ def cases() -> dict[str, tuple[Config, str]]:
             out[f"{_slug(rung)}--{trace}"] = (cfg, trace)
     for c in CONTROLS:
         out[_slug(c.config.name)] = (c.config, "control burst" if c.workload == BURST else "poisson")
+    for rung in ("baseline", "+budget 256", "+admit watermark"):   # KV recomputed, not swapped
+        for trace in ("poisson", "burst"):
+            out[f"recompute-{_slug(rung)}--{trace}"] = (
+                dataclasses.replace(LADDER[rung], preempt_mode="recompute"), trace)
+    injected = next(c.config for c in CONTROLS if c.config.injections and c.config.injections[0].kind == "gc")
+    out["recompute-control-injected"] = (dataclasses.replace(injected, preempt_mode="recompute"),
+                                         "control burst")
     return out
 
 

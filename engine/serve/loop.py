@@ -64,14 +64,14 @@ class Engine:
         # 4. leftover token budget: running partial prefills first, then admission (FCFS)
         chunks = sch.plan_prefill(len(decodes))
         # 5. prefill chunks
-        n_prefill = self.runner.prefill(idx, chunks)
+        n_prefill, n_back = self.runner.prefill(idx, chunks)
         # 6. one decode forward: padded to a captured size, or eager above the largest
         graph = S.NO_DECODE
         if decodes:
             graph, tokens, now = self.runner.decode(idx, decodes)
             sch.emit(idx, decodes, tokens, now, self.history)
         self._close_step(idx, opened_step, did_work or decodes or chunks or n_in or n_out,
-                         (len(decodes), n_prefill, graph, n_out, n_in))
+                         (len(decodes), n_prefill, graph, n_out, n_in + n_back))
 
     def _close_step(self, idx: int, opened_step: tuple, worked, counts: tuple) -> None:
         if not worked:                           # an idle spin: drop its empty segments

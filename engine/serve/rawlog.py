@@ -2,8 +2,12 @@
 units: seconds since engine start) plus a schema version, the full config and
 provenance. Written atomically: a temp file, then os.replace.
 
+The steps' `swapped_in` column counts readmissions: swap-ins, and under
+Config.preempt_mode "recompute" the victims whose re-prefill completed in the step.
 Extra arrays, one row per row of `segs`:
-  seg_detail  finer segment kind (engine.segments.DETAIL_NAMES)
+  seg_detail  finer segment kind (engine.segments.DETAIL_NAMES): 0 tok, 1 swap_in,
+              2 kv_reserve, 3 prefill, 4 decode, 5 reprefill (a recompute victim's KV
+              rebuilt by prefill: code PREFILL, apart from first-time prefill)
   seg_work    items the segment processed (requests tokenized, swapped in or evicted,
               prefill tokens, decode rows); 0 means it only did bookkeeping
   seg_cpu_end   the engine thread's CPU clock read right after the segment closed (s

@@ -15,16 +15,35 @@ class ModelRunner:
     def __init__(self, cfg, model, tagger):
         self.cfg, self.model, self.tagger = cfg, model, tagger
 
-    def prefill(self, idx: int, chunks: list) -> int:
-        """Run each (request, n) chunk of its prompt; the prompt tokens processed."""
+    def prefill(self, idx: int, chunks: list) -> tuple[int, int]:
+        """Run each (request, n) chunk: first-time prompts in one segment, recompute
+        victims' re-prefills (only when there are any) in a segment of their own. Returns
+        the tokens processed and how many re-prefills completed (readmissions)."""
         opened = clock()
         n_prefill = 0
+        again = []
         for r, n in chunks:
+            if r.refill is not None:
+                again.append((r, n))
+                continue
             self.model.prefill_chunk(r.prompt[r.computed:r.computed + n], r.kv, r.computed)
             r.computed += n
             n_prefill += n
         self.tagger.close(idx, S.PREFILL, S.D_PREFILL, opened, n_prefill)
-        return n_prefill
+        if not again:
+            return n_prefill, 0
+        opened = clock()
+        n_again = n_back = 0
+        for r, n in again:
+            self.model.prefill_chunk(r.refill[r.computed:r.computed + n], r.kv, r.computed)
+            r.computed += n
+            n_again += n
+            if r.computed == len(r.refill):      # KV rebuilt: readmitted now, decodes next step
+                r.evictions[-1][1] = clock()
+                r.refill = None
+                n_back += 1
+        self.tagger.close(idx, S.PREFILL, S.D_REPREFILL, opened, n_again)
+        return n_prefill + n_again, n_back
 
     def decode(self, idx: int, decodes: list) -> tuple:
         """(graph code, tokens, emission time) of one decode forward over `decodes`."""

@@ -6,6 +6,14 @@ the pool is full; the token budget left after the decodes goes to running partia
 prefills, then to admission from the waiting queue (first come, first served, keeping
 `admit_watermark` of the pool free). Evictions and readmissions are timestamped on the
 request (`evictions`: [evicted, readmitted]).
+
+An evicted request either swaps (`preempt_mode` "swap", the article's: its KV copied to
+the host, then back when it fits) or recomputes ("recompute", vLLM V1's default: its
+blocks freed at once, and it goes to the front of the waiting queue with `refill`, the
+tokens its KV held, i.e. its prompt and what it has emitted; admission prefills them in
+chunks under the token budget like any prompt, and the readmission is stamped when that
+re-prefill completes, in runner.py). A request needs prefill while `computed` is short
+of `refill or prompt`.
 """
 from __future__ import annotations
 
@@ -29,7 +37,7 @@ class Scheduler:
         """hold_decode (a control): decode waits while any prompt is still being prefilled."""
         if not self.cfg.hold_decode:
             return False
-        mid_prefill = any(r.computed < len(r.prompt) for r in self.running)
+        mid_prefill = any(r.computed < len(r.refill or r.prompt) for r in self.running)
         return mid_prefill or bool(self.waiting and len(self.running) < self.cfg.max_num_seqs)
 
     def swap_in(self) -> int:
@@ -54,7 +62,7 @@ class Scheduler:
         """The running requests that decode this step (prefill done)."""
         if self.holding():
             return []
-        return [r for r in self.running if r.computed >= len(r.prompt)]
+        return [r for r in self.running if r.computed >= len(r.refill or r.prompt)]
 
     def reserve(self, decodes: list) -> int:
         """A KV slot for every decode, evicting the newest running request while the pool
@@ -74,15 +82,25 @@ class Scheduler:
         return n_out
 
     def preempt(self, r) -> None:
-        """Evict r: mid-prefill it starts over from the waiting queue's front (nothing was
-        emitted); otherwise its KV is swapped out and it joins the swapped queue."""
+        """Evict r: mid-prefill it starts over from the waiting queue's front (a first
+        prefill: nothing was emitted; a re-prefill: its eviction stays open); otherwise
+        its KV is swapped out and it joins the swapped queue, or is dropped and r goes to
+        the waiting queue's front to be recomputed."""
         self.running.remove(r)
-        if r.computed < len(r.prompt):
+        if r.computed < len(r.refill or r.prompt):
             self.pool.release(r)
             r.computed = 0
             self.waiting.insert(0, r)
             return
         r.evictions.append([clock(), None])      # stamped before the copy-out
+        if self.cfg.preempt_mode == "recompute":
+            # its KV held the prompt, the last prompt token fed again as the first decode
+            # input, then each emitted token but the newest (the next decode's input)
+            r.refill = (r.prompt + r.prompt[-1:] + r.out[:-1])[:r.computed]
+            self.pool.release(r)
+            r.computed = 0
+            self.waiting.insert(0, r)
+            return
         self.pool.copy_out(r)
         self.swapped.append(r)
 
@@ -93,17 +111,21 @@ class Scheduler:
         budget = cfg.token_budget - n_decode
         chunks = []
         for r in self.running:
-            if r.computed < len(r.prompt) and budget > 0:
-                n = min(budget, len(r.prompt) - r.computed)
+            need = len(r.refill or r.prompt) - r.computed
+            if need > 0 and budget > 0:
+                n = min(budget, need)
                 if pool.grow(r, r.computed + n):
                     chunks.append((r, n))
                     budget -= n
         reserve = cfg.admit_watermark * cfg.kv_blocks
         while self.waiting and budget > 0 and len(self.running) < cfg.max_num_seqs:
             r = self.waiting[0]
-            if pool.free_blocks - pool.blocks(len(r.prompt)) < reserve:
+            if r.held_until and r.held_until > clock():      # a forced preemption's hold
                 break
-            n = min(budget, len(r.prompt))
+            size = len(r.refill or r.prompt)
+            if pool.free_blocks - pool.blocks(size) < reserve:
+                break
+            n = min(budget, size)
             if not pool.grow(r, n):
                 break
             self.waiting.pop(0)
