@@ -97,3 +97,9 @@ def test_the_run_command_reaches_the_preemption_mode():
     as_json = ["run", "--config-json", '{"name": "r", "preempt_mode": "recompute"}', "--seed", "1", "--duration", "1"]
     assert run_config(build_parser().parse_args(as_json)).preempt_mode == "recompute"
     assert main(args + ["--preempt-mode", "drop"]) == 2
+
+
+def test_the_engine_and_the_analysis_agree_on_the_detail_codes():
+    from analysis.core.schemes import DETAIL_KINDS, REFINED
+    assert tuple(S.DETAIL_NAMES[i] for i in range(len(S.DETAIL_NAMES))) == DETAIL_KINDS
+    assert REFINED.detail_label["reprefill"] == "prefill" and set(REFINED.detail_label) == set(DETAIL_KINDS)

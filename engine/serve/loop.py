@@ -16,7 +16,7 @@ import time
 
 from . import segments as S
 from .config import Config
-from .frontend import Frontend, tokenize_truncated  # noqa: F401  (the worker's entry point)
+from .frontend import Frontend
 from .gctimer import GCTimer
 from .history import CompactHistory, ObjectHistory
 from .injections import Injector
