@@ -21,7 +21,7 @@ from .runs import cache
 from .runs.profiles import PROFILES
 from .runs.child import ChildFailed
 from .runs.spec import MAX_DURATION, MAX_RATE, MAX_SEED, check_has_requests, expected_log_bytes
-from .serve.config import FORWARDS, Config, rung_config
+from .serve.config import FORWARDS, PREEMPT_MODES, Config, rung_config
 from .serve.workload import Workload
 
 
@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--rate", type=_positive(float, MAX_RATE), help="req/s (default: this machine's calibrated rate)")
     r.add_argument("--forward", choices=FORWARDS, help="the model's numerics (default: the rung's, 'article')")
     r.add_argument("--config-json", type=_json_object, help="a whole Config as JSON (instead of a rung)")
+    r.add_argument("--preempt-mode", choices=PREEMPT_MODES,
+                   help="what an eviction does with the victim's KV (default: the rung's, 'swap')")
     r.add_argument("--rate-info", type=_json_object, help=argparse.SUPPRESS)
     r.add_argument("--workload-json", type=_json_object, help=argparse.SUPPRESS)
     r.add_argument("--schedule-json", type=_json_object, help=argparse.SUPPRESS)
@@ -120,16 +122,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _cmd_run(a) -> int:
+def run_config(a) -> Config:
+    """The Config a `run` command line asks for: a rung or a whole Config as JSON, then
+    --forward and --preempt-mode over it."""
     if a.config_json:
         cfg = Config.from_dict(a.config_json)
     elif a.rung:
         cfg = rung_config(a.rung)
     else:
         raise UsageError("give a rung, e.g. python -m engine run baseline --seed 1 --duration 60")
+    import dataclasses
     if a.forward:
-        import dataclasses
         cfg = dataclasses.replace(cfg, forward=a.forward)
+    if a.preempt_mode:
+        cfg = dataclasses.replace(cfg, preempt_mode=a.preempt_mode)
+    return cfg
+
+
+def _cmd_run(a) -> int:
+    cfg = run_config(a)
     wl = Workload.from_dict(a.workload_json) if a.workload_json else Workload()
     if a.rate is None:
         from .runs.calibrate import calibrated_rate

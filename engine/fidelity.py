@@ -88,15 +88,15 @@ def _filled(kv):
     return kv
 
 
-def _evict(engine, r) -> None:
+def _evict(preempt, swapped: list, r) -> None:
     """One eviction's copy-out, then the request leaves the engine's swapped list (the
     closure keeps it, so nothing is freed inside the timing). Left on the list, every
     timed eviction stayed alive to the end of the benchmark, the process grew by
     gigabytes over the rounds, and readmissions slowed by up to 4x on one side or another
     with the same page-fault count (2,048 tokens, the article's engine: 10.3 ms in the
     full benchmark, 2.7 ms with the list cleared; the cause in the kernel not pinned down)."""
-    engine._preempt(r)
-    engine.swapped.remove(r)
+    preempt(r)
+    swapped.remove(r)
 
 
 class Ours:
@@ -125,23 +125,24 @@ class Ours:
     def request(self, n, evicted: bool):
         from .serve.workload import Request
         r = Request(rid=0, arrival=0.0, text="", max_new=1, prompt=[1] * n, computed=n)
-        self.engine.free_blocks = 10 ** 9
+        self.engine.kv.free_blocks = 10 ** 9
         if evicted:
             r.host_kv = self.model.take_prefix(_filled(self.model.new_kv(n)), n)
             r.evictions = [[0.0, None]]
         else:
-            self.engine._grow(r, n)
+            self.engine.kv.grow(r, n)
             _filled(r.kv)                                   # a live cache holds data, not zero pages
-            self.engine.running.append(r)
+            self.engine.scheduler.running.append(r)
         return r
 
     def copy_out(self, n):
         r = self.request(n, evicted=False)
-        return lambda: _evict(self.engine, r)
+        sch = self.engine.scheduler
+        return lambda: _evict(sch.preempt, sch.swapped, r)
 
     def copy_in(self, n):
         r = self.request(n, evicted=True)
-        return lambda: self.engine._readmit(r)
+        return lambda: self.engine.scheduler.readmit(r)
 
     @staticmethod
     def document():
@@ -189,7 +190,7 @@ class Theirs:
         r.prompt, r.computed = [1] * n, n
         r.K, r.V = _filled(self._kv(min(self.m.Config().max_model_len + 1024, max(n, 256) * 2)))
         self.engine.running.append(r)
-        return lambda: _evict(self.engine, r)
+        return lambda: _evict(self.engine._preempt, self.engine.swapped, r)
 
     def copy_in(self, n):
         # its readmission is inline in Engine.step: a fresh K and V of twice the prefix,

@@ -5,6 +5,12 @@ and disjoint, segments inside their step, GC pauses disjoint, a request's evicti
 disjoint.  A log that breaks that would not fail loudly later -- the parts of a gap
 would just stop summing to the gap -- so it is refused here, naming the file and
 the problem.
+
+Segment codes (`segs` kind) are the article's four; the finer `seg_detail` codes of our
+engine's logs are schemes.DETAIL_KINDS, where 5, "reprefill", marks a recompute victim's
+KV rebuilt by prefill (a PREFILL segment apart from first-time prefill). Under recompute a
+victim's eviction ends ("readmitted") when that re-prefill completes, so the partition
+charges its whole wait to preemption, as it does a swapped victim's.
 """
 from __future__ import annotations
 

@@ -14,7 +14,9 @@ from typing import Mapping
 # Raw-log codes (DESIGN.md, raw-log contract).  Position in the tuple = the code.
 SEGMENT_KINDS: tuple[str, ...] = ("tok", "swap", "prefill", "decode")
 # Finer kinds of the extra array seg_detail (schema 1); position = code.
-DETAIL_KINDS: tuple[str, ...] = ("tok", "swap_in", "kv_reserve", "prefill", "decode")
+# "reprefill": a recompute victim's KV rebuilt by prefill (engine preempt_mode "recompute");
+# what the other requests pay for it is prefill work, labelled prefill like first-time prefill.
+DETAIL_KINDS: tuple[str, ...] = ("tok", "swap_in", "kv_reserve", "prefill", "decode", "reprefill")
 GRAPH_NONE = -1   # the step decoded nothing
 GRAPH_EAGER = 0   # decode ran per sequence (no captured size was large enough)
 
@@ -76,7 +78,7 @@ REFINED = Scheme(
     segment_label=ARTICLE.segment_label,
     split_kinds=frozenset({"decode"}),
     detail_label=MappingProxyType({"tok": "tok", "swap_in": "preempt", "kv_reserve": "preempt",
-                                   "prefill": "prefill", "decode": "kernel"}),
+                                   "prefill": "prefill", "decode": "kernel", "reprefill": "prefill"}),
     bookkeeping="sched",
     offcpu="os",
 )

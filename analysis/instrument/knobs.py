@@ -19,6 +19,8 @@ KNOB_MEANING = {
     "max_model_len": "prompts are cut to this many tokens",
     "admit_watermark": "share of the pool that must stay free when admitting a request",
     "swap_in_headroom": "free blocks a readmission needs beyond its own",
+    "preempt_mode": "what an eviction does with the victim's KV: 'swap' copies it to the host and back "
+                    "(the article's), 'recompute' drops it and prefills it again (vLLM V1's)",
     "gc_freeze": "gc.collect(); gc.freeze() once before serving",
     "async_tokenize": "tokenize in a worker process instead of on the engine loop",
     "compact_history": "per-token records in a flat array instead of Python objects",

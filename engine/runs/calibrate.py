@@ -78,7 +78,7 @@ def measure_capacity_here(seconds: float = CAPACITY_SECONDS, warmup: float = CAP
     cfg = dataclasses.replace(LADDER["baseline"], forward=forward)
     eng = Engine(cfg, make_model(forward), trace)
     start = eng.run(deadline_s=seconds)
-    reqs = eng.done + eng.running + eng.swapped
+    reqs = eng.done + eng.running + eng.swapped + eng.waiting   # a recompute victim waits with its tokens
     t = np.array([x - start for r in reqs for x in r.emit_t])
     n = int(((t >= warmup) & (t < seconds)).sum())
     del heap

@@ -61,6 +61,7 @@ class Injection:
 
 
 FORWARDS = ("article", "fast")           # engine/serve/model.py
+PREEMPT_MODES = ("swap", "recompute")    # what an eviction does with the victim's KV (scheduler.py)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ class Config:
     max_model_len: int = 2048              # prompts are truncated to this many tokens
     admit_watermark: float = 0.0           # fraction of the pool kept free when admitting
     swap_in_headroom: int = 8              # free blocks required beyond a readmitted request's own
+    preempt_mode: str = "swap"             # "swap": KV copied to the host and back (the article's);
+                                           # "recompute": KV dropped, rebuilt by prefill (vLLM V1's)
     gc_freeze: bool = False                # gc.collect(); gc.freeze() once before serving
     async_tokenize: bool = False           # tokenize in a worker process, off the engine loop
     compact_history: bool = False          # per-token records in a flat array, not objects
@@ -85,6 +88,8 @@ class Config:
     injections: tuple = ()                 # Injection(kind, step, amount), positive controls
 
     def __post_init__(self):
+        if self.preempt_mode not in PREEMPT_MODES:
+            raise ValueError(f"preempt_mode must be one of {', '.join(PREEMPT_MODES)}, got {self.preempt_mode!r}")
         if self.forward not in FORWARDS:
             raise ValueError(f"forward must be one of {', '.join(FORWARDS)}, got {self.forward!r}")
         top = KNOB_MAX["max_num_seqs"]

@@ -8,18 +8,53 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import time
 
 from . import segments as S
 from .config import INJECTION_KINDS
+from .hog import Hog
 
 clock = time.perf_counter
 INJECTION_CODES = tuple(INJECTION_KINDS)   # the raw log's kind code is the position here
 
 
 class Injector:
-    """Mixin for the Engine: needs self.model, self.injected, self.hog, self.segs, _close,
-    _preempt and the request lists."""
+    """The controls' injections of one run, placed through the tagger's and the
+    scheduler's public methods."""
+
+    def __init__(self, cfg, model, tagger, scheduler):
+        self.model, self.tagger, self.scheduler = model, tagger, scheduler
+        self.injected: list[list] = []     # (kind code, step, start, end, injected ms, request)
+        self.at: dict = {}
+        for inj in cfg.injections:
+            self.at.setdefault(inj.step, []).append(inj)
+        self.heap = [[i] for inj in cfg.injections if inj.kind == "gc" for i in range(int(inj.amount))]
+        self.wants_hog = any(i.kind == "hog" for i in cfg.injections)
+        self.hog = None
+
+    def start_hog(self) -> None:
+        """Pin this process to one core and start the hog there, before the clock starts."""
+        if self.wants_hog and self.hog is None:
+            cpu = max(os.sched_getaffinity(0))
+            os.sched_setaffinity(0, {cpu})
+            self.hog = Hog(cpu)
+
+    def at_step(self, idx: int) -> bool:
+        """The injections of step idx (a forced preemption waits for the KV reservation).
+        Popped: an idle spin reuses the index. True if there were any."""
+        todo = self.at.pop(idx, ())
+        for inj in todo:
+            if inj.kind == "preempt":
+                self.at.setdefault(("reserve", idx), []).append(inj)
+            else:
+                self._inject(idx, inj)
+        return bool(todo)
+
+    def at_reserve(self, idx: int, decodes: list) -> int:
+        """Forced preemptions due at this step's KV reservation; how many evicted."""
+        return sum(self._forced_preemption(idx, decodes, inj.amount)
+                   for inj in self.at.pop(("reserve", idx), ()))
 
     def _record(self, kind: str, idx: int, a: float, b: float, ms: float, rid: int = -1) -> list:
         row = [INJECTION_CODES.index(kind), idx, a, b, ms, rid]
@@ -37,16 +72,16 @@ class Injector:
             opened = clock()
             while clock() - opened < inj.amount / 1e3:
                 pass
-            self._close(idx, S.TOK, S.D_TOK, opened, 1)
-            a, b = self.segs[-1][3:]
+            self.tagger.close(idx, S.TOK, S.D_TOK, opened, 1)
+            a, b = self.tagger.segs[-1][3:]
             self._record("pause", idx, a, b, (b - a) * 1e3)
         elif inj.kind == "prefill":
             n = int(inj.amount)
             kv = self.model.new_kv(max(n, 1))
             opened = clock()
             self.model.prefill_chunk(list(range(n)), kv, 0)
-            self._close(idx, S.PREFILL, S.D_PREFILL, opened, n)
-            a, b = self.segs[-1][3:]
+            self.tagger.close(idx, S.PREFILL, S.D_PREFILL, opened, n)
+            a, b = self.tagger.segs[-1][3:]
             self._record("prefill", idx, a, b, (b - a) * 1e3)
         elif inj.kind == "hog":
             self.hog.go(inj.amount)
@@ -57,15 +92,16 @@ class Injector:
         victim = next((r for r in decodes if r.out), None)
         if victim is None:
             return 0
-        self._preempt(victim)
+        self.scheduler.preempt(victim)
         decodes.remove(victim)
         victim.held_until = clock() + amount_ms / 1e3
         self._record("preempt", idx, victim.evictions[-1][0], math.nan, math.nan, victim.rid)
         return 1
 
-    def _finish_injections(self) -> None:
+    def finish(self) -> None:
         """Fill in what is known only later: a forced eviction's readmission, the hog's report."""
-        everyone = self.done + self.running + self.swapped
+        sch = self.scheduler
+        everyone = sch.done + sch.running + sch.swapped + sch.waiting
         for row in self.injected:
             kind = INJECTION_CODES[row[0]]
             if kind == "preempt":

@@ -1,4 +1,5 @@
-"""The KV pool: blocks held per request, growth, eviction (swap out) and readmission.
+"""The KV pool: blocks held per request, growth, release, and the host copies of an
+eviction (copy out) and a readmission (copy in).
 
 Storage follows the article's engine: a request's KV array is (re)allocated at twice
 its length (at least 256 positions, at most max_model_len + 1024) when it outgrows
@@ -7,29 +8,21 @@ readmission it gets a fresh array of twice that prefix and the prefix is copied 
 """
 from __future__ import annotations
 
-import time
-
-clock = time.perf_counter
 GROW_MIN, GROW_SLACK = 256, 1024
 
 
-def copy_in(model, host_kv, n: int):
-    """A readmitted request's KV: fresh storage for twice its prefix, the prefix copied back."""
-    kv = model.new_kv(2 * n)
-    model.put_prefix(kv, host_kv, n)
-    return kv
-
-
 class KVPool:
-    """Mixin for the Engine: needs self.cfg, self.model, self.free_blocks, self.running,
-    self.waiting, self.swapped."""
+    def __init__(self, cfg, model):
+        self.cfg, self.model = cfg, model
+        self.free_blocks = cfg.kv_blocks
 
-    def _blocks(self, n_tokens: int) -> int:
+    def blocks(self, n_tokens: int) -> int:
+        """Blocks that n_tokens of KV occupy."""
         return -(-n_tokens // self.cfg.block_size)
 
-    def _grow(self, r, n_tokens: int) -> bool:
+    def grow(self, r, n_tokens: int) -> bool:
         """Hold enough blocks for n_tokens of r's KV; False if the pool cannot supply them."""
-        need = self._blocks(n_tokens) - r.blocks
+        need = self.blocks(n_tokens) - r.blocks
         if need > self.free_blocks:
             return False
         self.free_blocks -= need
@@ -42,28 +35,27 @@ class KVPool:
             r.kv = kv
         return True
 
-    def _release(self, r) -> None:
+    def release(self, r) -> None:
+        """Give r's blocks back and drop its KV."""
         self.free_blocks += r.blocks
         r.blocks = 0
         r.kv = None
 
-    def _preempt(self, r) -> None:
-        self.running.remove(r)
-        if r.computed < len(r.prompt):           # mid-prefill: nothing emitted yet, start over
-            self._release(r)
-            r.computed = 0
-            self.waiting.insert(0, r)
-            return
-        r.evictions.append([clock(), None])      # stamped before the copy-out
+    def copy_out(self, r) -> None:
+        """An eviction's swap out: r's computed prefix copied to the host, its blocks freed."""
         r.host_kv = self.model.take_prefix(r.kv, r.computed)
-        self._release(r)
-        self.swapped.append(r)
+        self.release(r)
 
-    def _readmit(self, r) -> None:
-        """Bring a swapped request back: its blocks, its KV copied in, the readmission stamped."""
-        n = self._blocks(r.computed)
+    def fits_back(self, r, headroom: int) -> bool:
+        """Would r's swapped prefix (and its next token) fit with `headroom` blocks to spare?"""
+        return self.blocks(r.computed + 1) + headroom <= self.free_blocks
+
+    def copy_in(self, r) -> None:
+        """A readmission's swap in: r's blocks back, fresh storage for twice its prefix,
+        the prefix copied into it."""
+        n = self.blocks(r.computed)
         self.free_blocks -= n
         r.blocks = n
-        r.kv = copy_in(self.model, r.host_kv, r.computed)
+        r.kv = self.model.new_kv(2 * r.computed)
+        self.model.put_prefix(r.kv, r.host_kv, r.computed)
         r.host_kv = None
-        r.evictions[-1][1] = clock()             # readmitted: copy-in done

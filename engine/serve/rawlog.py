@@ -2,8 +2,12 @@
 units: seconds since engine start) plus a schema version, the full config and
 provenance. Written atomically: a temp file, then os.replace.
 
+The steps' `swapped_in` column counts readmissions: swap-ins, and under
+Config.preempt_mode "recompute" the victims whose re-prefill completed in the step.
 Extra arrays, one row per row of `segs`:
-  seg_detail  finer segment kind (engine.segments.DETAIL_NAMES)
+  seg_detail  finer segment kind (engine.segments.DETAIL_NAMES): 0 tok, 1 swap_in,
+              2 kv_reserve, 3 prefill, 4 decode, 5 reprefill (a recompute victim's KV
+              rebuilt by prefill: code PREFILL, apart from first-time prefill)
   seg_work    items the segment processed (requests tokenized, swapped in or evicted,
               prefill tokens, decode rows); 0 means it only did bookkeeping
   seg_cpu_end   the engine thread's CPU clock read right after the segment closed (s
@@ -11,7 +15,7 @@ Extra arrays, one row per row of `segs`:
               belongs to the interval up to the next reading
   seg_runq_end  its cumulative run-queue wait at that reading (s since start; NaN if
               the OS does not say). Read afresh only when the thread lost more than
-              engine.loop.OFFCPU_READ_S of CPU time since the last read; otherwise
+              engine.serve.tagging.OFFCPU_READ_S of CPU time since the last read; otherwise
               the last read, which it cannot differ from by more than that
 One row per row of `steps`:
   step_cpu, step_runq   (start, end): the same clocks at the step's start and end

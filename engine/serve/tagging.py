@@ -17,20 +17,24 @@ NO_CLOCKS = (math.nan, math.nan)
 
 
 class StepTagger:
-    """Mixin for the Engine: needs self.cfg, self.thread (ThreadClock), self._mark,
-    self.segs, self.seg_work, self.seg_clocks."""
+    def __init__(self, cfg, thread):
+        self.cfg, self.thread = cfg, thread
+        self.mark = (0.0, 0.0, math.nan)   # (wall, cpu, runq) at the latest run-queue read
+        self.segs: list[tuple] = []        # (step, code, detail, start, end)
+        self.seg_work: list[int] = []      # per segment: items it processed (0: bookkeeping only)
+        self.seg_clocks: list[tuple] = []  # per segment: (cpu, runq) right after it closed, or NaN
 
-    def _runq_at(self, wall: float, cpu: float) -> float:
+    def runq_at(self, wall: float, cpu: float) -> float:
         """The run-queue clock now: read afresh only when the thread lost more than
         OFFCPU_READ_S of CPU time since the last read (waiting runnable is time off the
         CPU, so otherwise it cannot have moved by more than that)."""
-        w, c, rq = self._mark
+        w, c, rq = self.mark
         if (wall - w) - (cpu - c) > OFFCPU_READ_S:
             rq = self.thread.runq_s()
-            self._mark = (wall, cpu, rq)
+            self.mark = (wall, cpu, rq)
         return rq
 
-    def _open_step(self) -> tuple:
+    def open_step(self) -> tuple:
         """(wall, cpu, runq) at a step's start; the CPU clock is read before the wall clock
         so that read stays outside the step (a run-queue read, needed mostly after an idle
         sleep, falls inside it)."""
@@ -38,22 +42,22 @@ class StepTagger:
             return clock(), math.nan, math.nan
         cpu = self.thread.cpu_s()
         wall = clock()
-        return wall, cpu, self._runq_at(wall, cpu)
+        return wall, cpu, self.runq_at(wall, cpu)
 
-    def _stamp(self, read: bool = True) -> tuple:
+    def stamp(self, read: bool = True) -> tuple:
         """(wall, cpu) at a segment's or step's end: the CPU clock right after the wall
         clock, so the read stays outside the span and nothing else runs between them."""
         b = clock()
         return b, (self.thread.cpu_s() if read and self.cfg.thread_clocks else math.nan)
 
-    def _close(self, idx: int, code: int, detail: int, opened: float, work: int,
-               end: tuple | None = None) -> None:
-        b, cpu = self._stamp(work > 0) if end is None else end
+    def close(self, idx: int, code: int, detail: int, opened: float, work: int,
+              end: tuple | None = None) -> None:
+        b, cpu = self.stamp(work > 0) if end is None else end
         self.segs.append((idx, code, detail, opened, b))
         self.seg_work.append(work)
-        self.seg_clocks.append(NO_CLOCKS if cpu != cpu else (cpu, self._runq_at(b, cpu)))
+        self.seg_clocks.append(NO_CLOCKS if cpu != cpu else (cpu, self.runq_at(b, cpu)))
 
-    def _drop_segments(self, idx: int) -> None:
+    def drop(self, idx: int) -> None:
         """An idle spin: forget the empty segments it opened."""
         while self.segs and self.segs[-1][0] == idx:
             self.segs.pop()

@@ -74,6 +74,7 @@ class Request:
     first_token_t: float | None = None
     evictions: list = field(default_factory=list)   # [evicted_t, readmitted_t or None]
     held_until: float = 0.0             # a forced preemption keeps it out until then
+    refill: list | None = None          # recompute victim: the tokens its KV held, to prefill again
 
 
 def arrival_times(seed: int, duration: float, rate: float, wl: Workload = Workload()) -> np.ndarray:
