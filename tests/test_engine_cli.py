@@ -134,10 +134,12 @@ def test_matrix_runs_one_at_a_time_and_resumes(tmp_path):
 
 def test_quick_calibration_records_what_it_measured(tmp_path):
     proc = engine_cli("calibrate", "--quick", cache_dir=tmp_path, timeout=300)
-    assert "tokens/s" in proc.stdout and "(capacity, capacity only)" in proc.stdout
+    assert "tokens/s" in proc.stdout and "(capacity, capacity only, " in proc.stdout
+    assert "batch-32 forward" in proc.stdout and "s to calibrate)" in proc.stdout
     [cal] = list((tmp_path / "calibration").glob("capacity-article-*.json"))
     data = json.loads(cal.read_text())
     assert data["rate"] > 0 and data["capacity"]["tokens_per_s"] > 0 and data["method"] == "capacity"
+    assert len(data["capacity"]["forward_ms_b32_readings"]) == 3 and data["capacity"]["forward_ms_b32"] > 0
     assert data["rate"] == pytest.approx(data["target_utilization"] * data["capacity"]["tokens_per_s"]
                                          / data["mean_output_tokens"], rel=1e-3)
 
