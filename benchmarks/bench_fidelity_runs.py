@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analysis.instrument import run_fidelity as R  # noqa: E402
+from analysis.instrument import run_fidelity_page as P  # noqa: E402
 from engine.fidelity_runs import run_pair  # noqa: E402
 from engine.runs.cache import REPO  # noqa: E402
 from engine.runs.child import child_env  # noqa: E402
@@ -111,11 +112,11 @@ def main() -> int:
             return 1
         ours.append(R.read_log(o))
         theirs.append(R.read_log(t))
-        print(f"seed {seed}: {a.duration:g} s at {a.rate:g} req/s\n{R.load_table(ours[-1], theirs[-1]).to_string()}")
-        print(R.format_table(R.ratio_table(ours[-1], theirs[-1])) + "\n")
+        print(f"seed {seed}: {a.duration:g} s at {a.rate:g} req/s\n{P.load_table(ours[-1], theirs[-1]).to_string()}")
+        print(P.format_table(R.ratio_table(ours[-1], theirs[-1])) + "\n")
     if len(a.seeds) > 1:
         print(f"seeds {', '.join(map(str, a.seeds))} pooled")
-        print(R.format_table(R.ratio_table(ours, theirs)))
+        print(P.format_table(R.ratio_table(ours, theirs)))
     return 0
 
 

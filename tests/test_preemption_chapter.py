@@ -33,8 +33,10 @@ def test_swap_runs_are_the_ladders_and_the_sweeps_own():
     assert all("load" in s.rate_info for s in sweep)
 
 
-@pytest.mark.skipif(RECOMPUTE, reason="checks the engine without the recompute mode")
-def test_without_the_mode_only_swap_is_run_and_asking_for_recompute_names_why():
+def test_without_the_mode_only_swap_is_run_and_asking_for_recompute_names_why(monkeypatch):
+    """An engine version without the knob (simulated by hiding it) runs swap only, and asking
+    for recompute names why."""
+    monkeypatch.setattr(EP, "recompute_available", lambda: False)
     assert EP.available_modes() == ("swap",)
     assert {EP.mode_of(s.config) for s in EP.preemption_specs("smoke", rate=7.0)} == {"swap"}
     with pytest.raises(ValueError, match="no 'preempt_mode' knob, so it cannot preempt by 'recompute'"):

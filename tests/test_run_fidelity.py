@@ -1,13 +1,12 @@
 """Fidelity in runs: reading both engines' raw logs mechanism by mechanism, and the ratio table."""
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from analysis.instrument import run_fidelity as R
+from analysis.instrument import run_fidelity_page as P
 
-GOLDEN = Path(os.environ.get("ANALYSIS_GOLDEN_DIR", Path(__file__).resolve().parents[2] / "shared" / "golden"))
+from conftest import GOLDEN
+
 ARTICLE_LOG = GOLDEN / "ladder-r7.5-baseline__s1.npz"
 
 
@@ -57,12 +56,12 @@ def test_the_ratio_table_divides_ours_by_theirs_and_judges_only_what_it_may():
     assert t.loc["decode, captured 2", "ratio"] == pytest.approx(0.5)
     assert t.loc["decode, captured 2", "agrees"] is False
     assert t.loc["prefill", "ratio"] == pytest.approx(1.0) and t.loc["prefill", "agrees"] is True
-    assert R.outside(t) == ["decode, captured 2", "decode, eager 37-40"]
+    assert P.outside(t) == ["decode, captured 2", "decode, eager 37-40"]
     strict = R.ratio_table(ours, theirs)                    # one event a row: nothing judged
-    assert strict["agrees"].isna().all() and R.outside(strict) == []
+    assert strict["agrees"].isna().all() and P.outside(strict) == []
     pooled = R.ratio_table([ours, ours], theirs, R.Bands(min_events=2, min_gc=1))
     assert pooled.loc["prefill", "ours n"] == 2 and pooled.loc["prefill", "agrees"] is None
-    s = R.sentence(t, duration=60, seed=1, rate=9.5, bands=R.Bands(min_events=1, min_gc=1))
+    s = P.sentence(t, duration=60, seed=1, rate=9.5, bands=R.Bands(min_events=1, min_gc=1))
     assert "decode, captured 2 (0.500)" in s and "seed 1" in s and "60 s" in s
 
 
@@ -96,7 +95,6 @@ def test_a_file_that_is_not_a_raw_log_is_named(tmp_path):
         R.read_log(bad)
 
 
-@pytest.mark.skipif(not ARTICLE_LOG.exists(), reason=f"no golden log {ARTICLE_LOG}")
 def test_the_article_engines_log_is_read():
     log = R.read_log(ARTICLE_LOG)
     m = R.mechanisms(log)

@@ -79,9 +79,10 @@ def test_the_summary_renders_every_glue_it_cites_about_findings():
     runs = quick_like()
     text = _render_summary(F.findings(runs), runs)
     leftover = set(re.findall(r"(?<!\})\{([a-z_0-9]+)\}(?!`)", text))
-    # the rest are glued by the notebook itself (the profile, the rate, the load sweep, overload)
+    # the rest are glued by the notebook itself (the profile, the rate, the load sweep, overload,
+    # the regime sentence of analysis.runs.operating_point)
     assert leftover <= {"profile_name", "n_runs", "n_rungs", "n_seeds", "duration", "rate_clause",
-                        "overload_note", "sweep_line"}, leftover
+                        "overload_note", "sweep_line", "regime_sentence"}, leftover
 
 
 def test_a_heading_agrees_with_its_body_on_the_ladders_ends():
@@ -106,7 +107,11 @@ def test_the_summary_and_report_open_with_the_protocol_and_its_power():
         assert "the smallest p-value a paired comparison can reach is 0.5" in text
     assert summary.index("This build ran 2 seeds") < summary.index("## The headline findings")
     assert report.index("This build ran 2 seeds") < report.index("## The fix ladder")
-    assert "REGIME SENTENCE GOES HERE" in pages.markdown_of("summary")   # the lead's spot, above the power
+    # both open with the regime sentence (which regime the build ran in), before the power
+    for md in (pages.markdown_of("summary"), pages.markdown_of("report")):
+        assert "{glue:text}`regime_sentence`" in md
+    for text in (summary, report):
+        assert text.index("{regime_sentence}") < text.index("This build ran 2 seeds")
 
 
 def test_the_summary_defines_its_words_before_the_findings_use_them():

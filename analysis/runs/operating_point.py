@@ -13,7 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..engine_link import BAND, REGIME, Band, Regime, regime, target
+from ..engine_link import (BAND, REGIME, RUNGS, Band, Regime, ensure_runs, get_profile, load_calibration,
+                           profile_specs, regime, target)
 from .load import offered_load
 
 ARTICLE_BASELINE = target.ARTICLE_BASELINE
@@ -232,7 +233,6 @@ def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
     """The regime of a build, as a page shows it: the calibration behind its ladder, the
     signature of its baseline runs and of the calibration's checks, the table and the
     sentence. Makes any baseline run not yet cached."""
-    from ..engine_link import RUNGS, ensure_runs, get_profile, load_calibration, profile_specs
     prof = get_profile(profile)
     specs = [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate) if s.rung == RUNGS[0]]
     calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
