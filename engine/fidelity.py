@@ -327,20 +327,8 @@ def result_problem(data) -> str | None:
 
 def _load_result(path: Path) -> dict | None:
     """The stored result at `path`, or None; a damaged one is reported, removed and redone."""
-    import json
-
     from .runs import cache
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        cache.discard_corrupt(path, f"not readable JSON: {e}", "fidelity result")
-        return None
-    if (problem := result_problem(data)) is not None:
-        cache.discard_corrupt(path, problem, "fidelity result")
-        return None
-    return data
+    return cache.read_json_entry(path, result_problem, "fidelity result")
 
 
 def cached_compare(repeats: int = 15) -> dict:

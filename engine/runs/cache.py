@@ -187,6 +187,23 @@ def discard_corrupt(path: Path, problem: str, what: str = "cached raw log") -> N
         pass
 
 
+def read_json_entry(path: Path, problem_of, what: str):
+    """A JSON cache entry (a calibration record, a fidelity result), or None if absent; one
+    that does not parse, or that `problem_of(data)` finds a problem with, is reported
+    (naming it), removed and so redone."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        discard_corrupt(path, f"not readable JSON: {e}", what)
+        return None
+    if (problem := problem_of(data)) is not None:
+        discard_corrupt(path, problem, what)
+        return None
+    return data
+
+
 def is_cached(path: Path) -> bool:
     """True if a usable raw log is at `path`; a damaged one is reported and removed."""
     problem = raw_log_problem(path)

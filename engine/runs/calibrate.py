@@ -236,17 +236,7 @@ def record_problem(data) -> str | None:
 
 def _read_record(p: Path) -> dict | None:
     """A record, or None; one that does not read back whole is reported (naming it) and removed."""
-    try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        cache.discard_corrupt(p, f"not readable JSON: {e}", "calibration record")
-        return None
-    if (problem := record_problem(data)) is not None:
-        cache.discard_corrupt(p, problem, "calibration record")
-        return None
-    return data
+    return cache.read_json_entry(p, record_problem, "calibration record")
 
 
 def load_calibration(required: str = "capacity", forward: str = "article",

@@ -83,20 +83,6 @@ def signature(path: Path, forward_ms_b32: float | None, start: float = 0.0, end:
     return window_signature(read(path), forward_ms_b32, start, end)
 
 
-def batch_series(run: dict, bin_s: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """(bin starts, time-weighted decode batch in each bin of the arrival clock): the running
-    set as it builds up from the empty start."""
-    st = run["steps"]
-    edges = np.arange(0.0, run["duration"] + bin_s, bin_s)
-    idx = np.searchsorted(edges, st[:, _T0], side="right") - 1
-    ok = (idx >= 0) & (idx < len(edges) - 1)
-    dt = (st[:, _T1] - st[:, _T0])[ok]
-    w = np.bincount(idx[ok], weights=dt, minlength=len(edges) - 1)
-    b = np.bincount(idx[ok], weights=dt * st[ok, _N_DECODE], minlength=len(edges) - 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return edges[:-1], np.where(w > 0, b / w, 0.0)
-
-
 def settle_time(run: dict, forward_ms_b32: float | None = None, stat: str = "decode_batch",
                 tol: float = 0.10, step_s: float = 5.0) -> float:
     """The shortest prefix [0, L) (in steps of `step_s`) from which every longer prefix reads
