@@ -5,7 +5,7 @@ Scalar, readable reference: ``Partitioner(...).gap(...)``.  Whole-run, vectorize
 ``partition_run(log)``.  They agree on every gap (tests/test_analysis_*).
 
 Four subpackages, imports going one way (README, "Layout"): ``core`` (the method,
-numpy only) <- ``runs`` (across runs) <- ``instrument`` (the instrument checked) <-
+numpy only) <- ``across_runs`` <- ``instrument`` (the instrument checked) <-
 ``render`` (figures, text and the chapters' rules). Only ``engine_link`` imports
 ``engine``.  The names below that need pandas are imported on first use, so that
 ``import analysis`` and a first ``summarize(path)`` stay cheap.
@@ -23,10 +23,10 @@ from .core.summary import HIST_BINS, summarize
 # name -> module that defines it, imported when the name is first used (PEP 562)
 _LAZY = {
     **dict.fromkeys(("ladder_verdicts", "paired_change", "seed_subsample_intervals", "verdict_phrase"),
-                    ".runs.paired"),
+                    ".across_runs.paired"),
     **dict.fromkeys(("forward_share_table", "ladder_table", "median_range_cells", "percent_cells",
                      "summaries_frame", "tail_count_table", "tail_share_by_run", "tail_share_table"),
-                    ".runs.tables"),
+                    ".across_runs.tables"),
     "text_histogram": ".render.texthist",
 }
 

@@ -201,7 +201,7 @@ def main():
     sys.path.insert(0, str(ROOT))
     import numpy as np
     import analysis
-    from analysis.runs import summaries
+    from analysis.across_runs import summaries
     load_s, log = timed(lambda: analysis.load(path), args.repeat)
     part_s, gaps = timed(lambda: analysis.partition_gaps(log), args.repeat)
     summ_s, _ = timed(lambda: analysis.summarize(log, gaps=gaps), args.repeat)

@@ -8,10 +8,10 @@ import pytest
 
 from analysis.instrument import control_scores, overhead, sixth_pile
 from analysis.render import chapters
-from analysis.runs import causes, ladder, paired
-from analysis.runs.tables import METRIC_NAMES
-from analysis.runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS
-from analysis.runs.select import rung_above
+from analysis.across_runs import causes, ladder, paired
+from analysis.across_runs.tables import METRIC_NAMES
+from analysis.across_runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS
+from analysis.across_runs.select import rung_above
 from test_analysis_report import article_like, fake
 
 
@@ -88,7 +88,7 @@ def test_overhead_goal_and_pairs():
 
 
 def test_summaries_cache_key_covers_subpackages(tmp_path, monkeypatch):
-    from analysis.runs import summaries
+    from analysis.across_runs import summaries
     for rel in ("__init__.py", "core/gaps.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x = 1\n")
@@ -105,7 +105,7 @@ def test_summaries_cache_key_covers_subpackages(tmp_path, monkeypatch):
 
 def test_per_run_results_are_computed_once_and_read_back_alike(tmp_path, monkeypatch):
     import numpy as np
-    from analysis.runs import summaries
+    from analysis.across_runs import summaries
     monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))
     calls = []
 

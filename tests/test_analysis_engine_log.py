@@ -22,7 +22,7 @@ def test_prefix_percentiles_are_those_of_the_shorter_window(smoke_log):
 
     import numpy as np
 
-    from analysis.runs import summaries
+    from analysis.across_runs import summaries
     spec = SimpleNamespace(path=smoke_log, rung="baseline", seed=1)
     rows = summaries.prefix_percentiles([spec], windows=(2.0, 4.0))
     gaps = analysis.partition_run(smoke_log)

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from analysis.runs import hosts, paired
+from analysis.across_runs import hosts, paired
 
 
 def _runs(model_of=lambda rung, seed: "Xeon", host_of=lambda rung, seed: "h1", k=1):
@@ -47,7 +47,7 @@ def test_where_is_read_from_a_logs_provenance(smoke_log):
 
 
 def test_the_larger_protocol_is_read_only_where_built(tmp_path, monkeypatch):
-    from analysis.runs import larger_protocol as lp
+    from analysis.across_runs import larger_protocol as lp
     monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))           # an empty cache: nothing is measured
     assert lp.larger_runs() is None
     assert lp.larger_sentence(None).startswith("No article-20 build (20 seeds of 60 s per rung) is in this cache")

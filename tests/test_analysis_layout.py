@@ -1,7 +1,7 @@
 """The analysis package's layout, checked by scanning its imports (README, "Layout").
 
 Layers, lowest first: core (the method) < engine_link (the one door to the engine) <
-runs (across runs) < instrument (the instrument checked) < render (what the chapters
+across_runs < instrument (the instrument checked) < render (what the chapters
 show). A module imports only from its own layer or lower ones; there is no import
 cycle; only engine_link imports ``engine``; an import inside a function is only for a
 heavy or optional library; no module is much above 300 lines.
@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "analysis"
-LAYERS = {"core": 0, "engine_link": 1, "runs": 2, "instrument": 3, "render": 4}
+LAYERS = {"core": 0, "engine_link": 1, "across_runs": 2, "instrument": 3, "render": 4}
 LAZY_OK = {"pandas", "matplotlib", "myst_nb"}   # heavy or optional: imported when used
 MAX_LINES = 300
 

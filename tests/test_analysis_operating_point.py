@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import analysis
-from analysis.runs import operating_point as op
+from analysis.across_runs import operating_point as op
 from analysis.engine_link import Band
 
 

@@ -2,7 +2,7 @@
 import pytest
 
 from analysis.core.schemes import CAUSES, LABELS
-from analysis.runs import findings as report
+from analysis.across_runs import findings as report
 
 RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]
@@ -111,9 +111,9 @@ def test_counts_and_failed_claims_by_name():
 
 
 def test_what_the_article_measured_is_quoted_from_its_figures():
-    """The report's 'article' column is formatted from analysis/runs/article.py, the one
+    """The report's 'article' column is formatted from analysis/across_runs/article.py, the one
     place the article's numbers live; these are the article's own words for them."""
-    from analysis.runs.article import MEASURED
+    from analysis.across_runs.article import MEASURED
     table = report.findings(article_like())
     assert set(table.index) <= set(MEASURED)
     assert MEASURED["preempt_majority"] == "4 of 5 runs (57-93%)"
@@ -162,7 +162,7 @@ def test_count_and_time_disagree_is_a_finding_both_ways():
     agree = [{**r, "tail_share": {**r["tail_share"], "prefill": 0.8, "preempt": 0.1}} if r["rung"] == "baseline" else r
              for r in article_like()]
     assert report.findings(agree).loc["count_time", "verdict"] == "did not hold"
-    from analysis.runs.article import MEASURED
+    from analysis.across_runs.article import MEASURED
     assert MEASURED["count_time"] == "leaders differ in 4 of 5 runs (prefill by count, preempt by time)"
 
 

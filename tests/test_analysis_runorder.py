@@ -1,7 +1,7 @@
 """The run order read back from provenance, and its computed sentence, both ways."""
 from types import SimpleNamespace
 
-from analysis.runs import runorder
+from analysis.across_runs import runorder
 
 
 def _log(seed, rung, position, in_block, t):

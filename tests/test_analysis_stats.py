@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.runs import paired, signflip
-from analysis.runs.paired import (END_TO_END, METRICS, ladder_verdicts, paired_change, seed_subsample_intervals,
+from analysis.across_runs import paired, signflip
+from analysis.across_runs.paired import (END_TO_END, METRICS, ladder_verdicts, paired_change, seed_subsample_intervals,
                                   verdict_phrase)
-from analysis.runs.signflip import ALPHA, SUGGESTIVE, min_p, min_seeds, seeds_needed, sign_flip
+from analysis.across_runs.signflip import ALPHA, SUGGESTIVE, min_p, min_seeds, seeds_needed, sign_flip
 
 RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]

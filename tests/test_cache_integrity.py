@@ -102,7 +102,7 @@ def test_truncated_raw_log_is_reported_and_measured_again(smoke_log, tmp_path):
 
 
 def test_corrupt_summary_is_recomputed_with_a_warning(smoke_log, tmp_cache):
-    from analysis.runs.summaries import summary_cached
+    from analysis.across_runs.summaries import summary_cached
     from engine.runs.cache import CacheWarning
     first = summary_cached(smoke_log)
     [stored] = (tmp_cache / "summaries").glob("*.json")
@@ -325,7 +325,7 @@ def test_full_disk_while_writing_a_summary_or_calibration(smoke_log, tmp_cache, 
     from engine.runs import cache
     from engine.runs.cache import CacheWarning
     from engine.runs.calibrate import _write_json_atomic, calibration_path
-    from analysis.runs import summaries
+    from analysis.across_runs import summaries
     monkeypatch.setattr(cache, "open", _FullDisk, raising=False)
     with pytest.warns(CacheWarning, match="run summaries are computed but not kept: could not write"):
         summary = summaries.summary_cached(smoke_log)

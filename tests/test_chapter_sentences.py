@@ -7,36 +7,36 @@ import pandas as pd
 import pytest
 
 from analysis.core.schemes import REFINED
-from analysis.instrument import control_scores, fidelity
-from analysis.runs import anatomy, ladder, paired, scheme_compare, scope
-from analysis.runs.rungs import ADMIT_WATERMARK, FIRST, GC_FREEZE, RUNGS, TOKENIZE_OFF_LOOP
+from analysis.instrument import control_scores, mechanism_fidelity
+from analysis.across_runs import decomposition, ladder, paired, scheme_compare, scope
+from analysis.across_runs.rungs import ADMIT_WATERMARK, FIRST, GC_FREEZE, RUNGS, TOKENIZE_OFF_LOOP
 from test_analysis_report import article_like, fake
 
 
 # ---------------------------------------------------------------- decomposed: any rung
 def test_intro_names_the_rung():
-    assert "untreated engine (the baseline rung)" in anatomy.intro_sentence(FIRST)
-    other = anatomy.intro_sentence(GC_FREEZE)
+    assert "untreated engine (the baseline rung)" in decomposition.intro_sentence(FIRST)
+    other = decomposition.intro_sentence(GC_FREEZE)
     assert GC_FREEZE in other and "untreated" not in other
 
 
 def test_forward_share_sentence_both_ways_and_for_another_rung():
     runs = article_like()
-    held = anatomy.forward_share_sentence(anatomy.rung_findings(runs, FIRST), FIRST)
+    held = decomposition.forward_share_sentence(decomposition.rung_findings(runs, FIRST), FIRST)
     assert "The article saw" in held and "the first finding held and the second held" in held
     bad = [fake(FIRST, s, fwd_share_clean_median=0.6) for s in (1, 2)]
-    assert "the first finding did not hold" in anatomy.forward_share_sentence(
-        anatomy.rung_findings(bad, FIRST), FIRST)
-    other = anatomy.forward_share_sentence(anatomy.rung_findings(runs, GC_FREEZE), GC_FREEZE)
+    assert "the first finding did not hold" in decomposition.forward_share_sentence(
+        decomposition.rung_findings(bad, FIRST), FIRST)
+    other = decomposition.forward_share_sentence(decomposition.rung_findings(runs, GC_FREEZE), GC_FREEZE)
     assert "for its baseline only" in other and "every run of the rung's median forward share" in other
 
 
 def test_preempt_sentence_both_ways_and_for_another_rung():
     runs = article_like()
-    assert "that finding held" in anatomy.preempt_sentence(anatomy.rung_findings(runs, FIRST), FIRST)
+    assert "that finding held" in decomposition.preempt_sentence(decomposition.rung_findings(runs, FIRST), FIRST)
     low = [fake(FIRST, s, tail_share={"preempt": 0.1}) for s in (1, 2, 3)]
-    assert "did not hold" in anatomy.preempt_sentence(anatomy.rung_findings(low, FIRST), FIRST)
-    other = anatomy.preempt_sentence(anatomy.rung_findings(runs, ADMIT_WATERMARK), ADMIT_WATERMARK)
+    assert "did not hold" in decomposition.preempt_sentence(decomposition.rung_findings(low, FIRST), FIRST)
+    other = decomposition.preempt_sentence(decomposition.rung_findings(runs, ADMIT_WATERMARK), ADMIT_WATERMARK)
     assert "at this rung was 0.2%" in other and "baseline only" in other
 
 
@@ -53,36 +53,36 @@ def _sweep(p50_fast, p99_fast, share_fast=0.97, forwards=("article", "fast")):
 
 
 def test_forward_gain_one_for_one_and_tail_less():
-    g = anatomy.forward_gain(_sweep(p50_fast=6.0, p99_fast=34.0))
+    g = decomposition.forward_gain(_sweep(p50_fast=6.0, p99_fast=34.0))
     assert g["pairs"] == 4 and g["loads"] == [0.95, 1.05]
-    s = anatomy.forward_gain_sentence(g)
+    s = decomposition.forward_gain_sentence(g)
     assert "about one for one" in s and "the tail gained less" in s and "fell by 15%" in s
     assert "The p99 fell by 15%, the median fell by 50%: the tail gained less." in s
 
 
 def test_forward_gain_not_one_for_one_and_tail_not_less():
     # the forward pass of a typical gap halves, but the gap shrinks by far less than that
-    g = anatomy.forward_gain(_sweep(p50_fast=11.0, p99_fast=20.0, share_fast=0.5))
-    s = anatomy.forward_gain_sentence(g)
+    g = decomposition.forward_gain(_sweep(p50_fast=11.0, p99_fast=20.0, share_fast=0.5))
+    s = decomposition.forward_gain_sentence(g)
     assert "not one for one" in s and "the tail gained as much or more" in s
 
 
 def test_forward_gain_without_both_forwards_or_without_a_saving():
-    assert anatomy.forward_gain(_sweep(6.0, 30.0, forwards=("article",))) is None
-    assert "not measured here" in anatomy.forward_gain_sentence(None)
-    slower = anatomy.forward_gain(_sweep(p50_fast=14.0, p99_fast=40.0))
-    assert "did not shorten" in anatomy.forward_gain_sentence(slower)
+    assert decomposition.forward_gain(_sweep(6.0, 30.0, forwards=("article",))) is None
+    assert "not measured here" in decomposition.forward_gain_sentence(None)
+    slower = decomposition.forward_gain(_sweep(p50_fast=14.0, p99_fast=40.0))
+    assert "did not shorten" in decomposition.forward_gain_sentence(slower)
 
 
 def test_near_operating_point_picks_the_levels_around_one():
     specs = [SimpleNamespace(rung=r, rate_info={"load": x}) for r in (FIRST, ADMIT_WATERMARK)
              for x in (0.6, 0.95, 1.05, 1.4)]
-    near = anatomy.near_operating_point(specs, FIRST)
+    near = decomposition.near_operating_point(specs, FIRST)
     assert sorted(s.rate_info["load"] for s in near) == [0.95, 1.05] and {s.rung for s in near} == {FIRST}
     far = [SimpleNamespace(rung=FIRST, rate_info={"load": x}) for x in (0.5, 1.4)]
-    assert [s.rate_info["load"] for s in anatomy.near_operating_point(far, FIRST)] == [1.4]
-    assert {s.rung for s in anatomy.near_operating_point(specs, GC_FREEZE)} == {FIRST}   # not swept
-    assert anatomy.near_operating_point(specs[4:], GC_FREEZE) == []
+    assert [s.rate_info["load"] for s in decomposition.near_operating_point(far, FIRST)] == [1.4]
+    assert {s.rung for s in decomposition.near_operating_point(specs, GC_FREEZE)} == {FIRST}   # not swept
+    assert decomposition.near_operating_point(specs[4:], GC_FREEZE) == []
 
 
 # ---------------------------------------------------------------- both schemes side by side
@@ -189,12 +189,12 @@ def test_forward_vs_article_splits_machine_and_engine():
         return {"article_engine": engine, "rows": [{"measurement": "decode captured, batch 32",
                                                      "theirs_ms": theirs, "article_ms": ours, "fast_ms": fast,
                                                      "article_ratio": ours / theirs}]}
-    machine = fidelity.forward_vs_article_sentence(25.6, 12.8, result(theirs=25.6, ours=25.0))
+    machine = mechanism_fidelity.forward_vs_article_sentence(25.6, 12.8, result(theirs=25.6, ours=25.0))
     assert "(2.00 times that)" in machine and "takes 0.98 times" in machine
     assert "remaining 2.05 is the machine" in machine and "mostly this machine." in machine
-    engine = fidelity.forward_vs_article_sentence(25.0, 12.8, result(theirs=13.0, ours=25.0))
+    engine = mechanism_fidelity.forward_vs_article_sentence(25.0, 12.8, result(theirs=13.0, ours=25.0))
     assert "mostly our engine." in engine and "0.24 of our article forward's time" in engine
-    blind = fidelity.forward_vs_article_sentence(25.0, 12.8, result(13.0, 25.0, engine=False))
+    blind = mechanism_fidelity.forward_vs_article_sentence(25.0, 12.8, result(13.0, 25.0, engine=False))
     assert "cannot be told apart" in blind
 
 
@@ -206,15 +206,15 @@ def test_fidelity_sentence_gives_the_page_faults_behind_a_copy_ratio():
         row("readmission copy-in, 2048 tokens", 0.28, article_faults=3.0, fast_faults=3.0, theirs_faults=1540.0),
         row("prefill chunk, 256 tokens", 0.5),
         row("decode captured, batch 1", 1.0)]}
-    s = fidelity.fidelity_sentence(result)
+    s = mechanism_fidelity.fidelity_sentence(result)
     assert s.startswith("2 of 3 article-forward ratios fall outside")
     assert "readmission copy-in, 2048 tokens (0.28, with 3 minor page faults per call here against 1,540" in s
     assert "prefill chunk, 256 tokens (0.50)" in s                  # no faults counted: no note
-    frame = fidelity.fidelity_frame(result)
+    frame = mechanism_fidelity.fidelity_frame(result)
     assert frame.loc["readmission copy-in, 2048 tokens", "page faults per call, the article's engine"] == 1540
     assert (frame["page faults per call, the article's engine"] == "").sum() == 2   # not counted: blank
     result["rows"][0].update(article_faults=0.0, theirs_faults=0.0)
-    assert "(0.28, with no page fault on either side" in fidelity.fidelity_sentence(result)
+    assert "(0.28, with no page fault on either side" in mechanism_fidelity.fidelity_sentence(result)
 
 
 def test_fidelity_counts_the_page_faults_a_copy_touches():
@@ -240,7 +240,7 @@ def test_fidelity_counts_the_page_faults_a_copy_touches():
 
 
 def test_seeds_needed_sentence_with_and_without_a_spread():
-    from analysis.runs.ladder import seeds_needed_sentence
+    from analysis.across_runs.ladder import seeds_needed_sentence
     s = seeds_needed_sentence(6.4, 6)
     assert "would need about 6 paired seeds (never fewer than 6)." in s and "nan" not in s
     for none in (float("nan"), 0.0):
@@ -267,7 +267,7 @@ def test_the_slow_steps_sentence_never_prints_nan(rows, says):
 
 
 def test_the_unexplained_tail_sentence_with_no_gap_left_says_so():
-    from analysis.runs.causes import clean_tail_sentence
+    from analysis.across_runs.causes import clean_tail_sentence
     none = clean_tail_sentence(pd.DataFrame({"gap_ms": [], "kernel": []}))
     assert none == "None is left unexplained, so there is no average to give."
     some = clean_tail_sentence(pd.DataFrame({"gap_ms": [30.0, 50.0], "kernel": [10.0, 20.0]}))

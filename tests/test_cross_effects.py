@@ -1,13 +1,13 @@
 """Did a fix act on the causes it does not target? Tail time by cause, paired by seed
-against the seed-to-seed spread (analysis/runs/cross_effects.py), and where the fixes
-that hold work back put their price (analysis/runs/fix_costs.py)."""
+against the seed-to-seed spread (analysis/across_runs/cross_effects.py), and where the fixes
+that hold work back put their price (analysis/across_runs/fix_costs.py)."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from analysis.core.schemes import CAUSES
-from analysis.runs import cross_effects as X
-from analysis.runs import fix_costs
+from analysis.across_runs import cross_effects as X
+from analysis.across_runs import fix_costs
 
 ORDER = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]

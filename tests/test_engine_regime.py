@@ -1,5 +1,5 @@
 """The regime signature of a run (engine/runs/regime.py), its window, and the chapter's
-sentence and table that set it beside the article's (analysis/runs/operating_point.py)."""
+sentence and table that set it beside the article's (analysis/across_runs/operating_point.py)."""
 import json
 import math
 
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.runs import operating_point as op
+from analysis.across_runs import operating_point as op
 from engine import cli
 from engine.runs import regime
 from engine.runs.target import REGIME

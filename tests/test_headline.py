@@ -2,7 +2,7 @@
 import pandas as pd
 
 from analysis.core.schemes import CAUSES
-from analysis.runs import headline
+from analysis.across_runs import headline
 
 
 def _run(seed, counts, shares):

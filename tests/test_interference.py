@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.instrument import interference as ifc
+from analysis.instrument import interference_scores as ifc
 from engine.runs import topology
 
 

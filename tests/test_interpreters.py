@@ -1,6 +1,6 @@
 """The GC rungs under two interpreters, from synthetic cached runs (the real comparison
 needs runs under both interpreters; this checks the table and the sentence both ways)."""
-from analysis.runs import interpreters as I
+from analysis.across_runs import interpreters as I
 from analysis.render import machine
 
 

@@ -1,4 +1,4 @@
-"""The KV-demand model (analysis/runs/kv_demand.py, kv_fluid.py, kv_costs.py) on cases
+"""The KV-demand model (analysis/across_runs/kv_demand.py, kv_fluid.py, kv_costs.py) on cases
 whose answers are known: Little's law where arrivals and lengths are fixed, no
 preemption where the pool is large, every token emitted once under either mode where
 it is small, and step costs read back from a log built with known ones."""
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from analysis.core.synthetic import runlog_from_steps
-from analysis.runs import kv_demand as K
-from analysis.runs import kv_fluid as F
-from analysis.runs.kv_costs import StepCosts, measured_costs
+from analysis.across_runs import kv_demand as K
+from analysis.across_runs import kv_fluid as F
+from analysis.across_runs.kv_costs import StepCosts, measured_costs
 from engine import LADDER, RUNGS, Workload
 
 SIZES = (1, 2, 4, 8, 16, 24, 32)

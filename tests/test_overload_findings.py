@@ -1,9 +1,9 @@
 """The overload sidebar's reading, computed: past capacity or not, and which rungs moved
-the tail (analysis/runs/overload.py), on synthetic run summaries."""
+the tail (analysis/across_runs/overload.py), on synthetic run summaries."""
 import math
 
 from analysis.core.schemes import LABELS
-from analysis.runs import overload
+from analysis.across_runs import overload
 
 RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]
@@ -103,7 +103,7 @@ def test_rate_sentence_says_calibrated_only_when_it_was():
 
 def test_offered_load_is_rate_times_mean_output_over_the_measured_capacity():
     # the sidebar read 1.40 where 12.14 req/s x 287 tokens / 2,833 tokens/s is 1.23: one function now
-    from analysis.runs.load import offered_load
+    from analysis.across_runs.load import offered_load
     assert round(offered_load(12.14, 2833.0, 287.0), 2) == 1.23
     cap = overload.past_capacity(ladder(FLAT_THEN_WATERMARK, rate=12.14), 2833.0, mean_out=287.0)
     assert cap["offered_load"].round(2).tolist() == [1.23, 1.23]

@@ -1,4 +1,4 @@
-"""The preemption chapter's logic (analysis/runs/preemption.py, preemption_text.py and
+"""The preemption chapter's logic (analysis/across_runs/preemption_modes.py, preemption_text.py and
 engine/runs/preemption.py): its run specs, its frame, and every sentence both ways on
 synthetic summaries; the victims' wait and the others' cost on real runs."""
 import dataclasses
@@ -10,8 +10,8 @@ import pytest
 
 import engine
 from analysis.core.synthetic import runlog_from_steps
-from analysis.runs import preemption as P
-from analysis.runs import preemption_text as T
+from analysis.across_runs import preemption_modes as P
+from analysis.across_runs import preemption_text as T
 from engine.runs import preemption as EP
 from conftest import PRESSURED, engine_cli
 

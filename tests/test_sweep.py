@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.core.schemes import LABELS
-from analysis.runs import sweep
+from analysis.across_runs import load_sweep
 from engine.runs.sweep import LEVELS, SWEEP_RUNGS, sweep_specs
 
 
@@ -50,7 +50,7 @@ def _frame(shares_by_seed, fwd="article", rung="baseline", loads=(0.6, 0.8, 1.0,
         for load, share in zip(loads, shares):
             specs.append(Spec(fwd, rung, load, seed))
             sums.append(_summary(load, seed, fwd, rung, share, **kw))
-    return sweep.sweep_frame(specs, sums)
+    return load_sweep.sweep_frame(specs, sums)
 
 
 def test_frame_is_tidy():
@@ -62,78 +62,78 @@ def test_frame_is_tidy():
 
 def test_crossing_load_interpolates_and_spreads_over_seeds():
     f = _frame({1: [0.1, 0.3, 0.7, 0.9], 2: [0.1, 0.5, 0.6, 0.9]})
-    res = sweep.crossing_load(f, "article")
+    res = load_sweep.crossing_load(f, "article")
     assert res["per_seed"][1] == pytest.approx(0.9) and res["per_seed"][2] == pytest.approx(0.8)
     assert res["n_crossed"] == 2 and res["median"] == pytest.approx(0.85)
-    s = sweep.crossing_sentence(res)
+    s = load_sweep.crossing_sentence(res)
     assert "first passed 50% at 0.85x the operating point (seeds: 0.80-0.90x), in all 2 seed(s)" in s
 
 
 def test_crossing_load_not_within_the_sweep():
     f = _frame({1: [0.1, 0.2, 0.3, 0.4], 2: [0.1, 0.2, 0.3, 0.6]})
-    res = sweep.crossing_load(f, "article")
+    res = load_sweep.crossing_load(f, "article")
     assert math.isnan(res["per_seed"][1]) and res["n_crossed"] == 1
-    assert "in 1 of 2 seeds it did not within the sweep" in sweep.crossing_sentence(res)
-    none = sweep.crossing_load(_frame({1: [0.1, 0.1, 0.1, 0.1]}), "article")
+    assert "in 1 of 2 seeds it did not within the sweep" in load_sweep.crossing_sentence(res)
+    none = load_sweep.crossing_load(_frame({1: [0.1, 0.1, 0.1, 0.1]}), "article")
     assert none["n_crossed"] == 0
-    assert sweep.crossing_sentence(none) == ("Preemption's share of tail time passed 50% in no seed within the "
+    assert load_sweep.crossing_sentence(none) == ("Preemption's share of tail time passed 50% in no seed within the "
                                              "sweep (0.60-1.20x the operating point).")
-    lead = sweep.crossing_sentence(none, what="with the fast forward, preemption's share of baseline tail time")
+    lead = load_sweep.crossing_sentence(none, what="with the fast forward, preemption's share of baseline tail time")
     assert lead.startswith("With the fast forward, preemption's share of baseline tail time passed 50% in no seed")
 
 
 def test_drain_limit():
     f = _frame({1: [0.1] * 4})
-    assert math.isnan(sweep.drain_limit(f, "article"))
+    assert math.isnan(load_sweep.drain_limit(f, "article"))
     slow = _frame({1: [0.1] * 4}, ttft=5000.0)
-    assert sweep.drain_limit(slow, "article") == 0.6
+    assert load_sweep.drain_limit(slow, "article") == 0.6
 
 
 def test_watermark_verdict_needs_enough_seeds():
     seeds = {s: [0.5] * 4 for s in range(1, 3)}
     base = _frame(seeds, p999=100.0)
     wm = _frame(seeds, rung="+admit watermark", p999=50.0)
-    v = sweep.watermark_verdicts(pd.concat([base, wm], ignore_index=True), "article")
+    v = load_sweep.watermark_verdicts(pd.concat([base, wm], ignore_index=True), "article")
     assert set(v["verdict"]) == {"cannot be judged with 2 seeds"}       # not "no change": 2 seeds see nothing
-    assert "every load's comparison cannot be judged with 2 seeds" in sweep.watermark_sentence(v)
+    assert "every load's comparison cannot be judged with 2 seeds" in load_sweep.watermark_sentence(v)
     many = {s: [0.5] * 4 for s in range(1, 7)}
     rng = np.random.default_rng(0)
     b = _frame(many, p999=100.0)
     a = _frame(many, rung="+admit watermark", p999=50.0)
     a["itl_p999"] = a["itl_p999"] * rng.uniform(0.9, 1.1, len(a))
-    v = sweep.watermark_verdicts(pd.concat([b, a], ignore_index=True), "article")
+    v = load_sweep.watermark_verdicts(pd.concat([b, a], ignore_index=True), "article")
     assert (v["verdict"] == "established").all()
-    assert "first earned a verdict (established) at 0.60x" in sweep.watermark_sentence(v)
+    assert "first earned a verdict (established) at 0.60x" in load_sweep.watermark_sentence(v)
 
 
 def test_forward_comparison_and_sentence():
     a = _frame({1: [0.1, 0.2, 0.6, 0.8]})
     f = _frame({1: [0.05, 0.1, 0.3, 0.4]}, fwd="fast")
     both = pd.concat([a, f], ignore_index=True)
-    s = sweep.forward_sentence(both)
+    s = load_sweep.forward_sentence(both)
     assert "90% of a clean gap with the article forward and 70% with the fast one" in s
     assert "preempt 60% -> 30%" in s
-    assert "cannot be compared" in sweep.forward_sentence(a)
-    table = sweep.forward_comparison(both)
+    assert "cannot be compared" in load_sweep.forward_sentence(a)
+    table = load_sweep.forward_comparison(both)
     assert table.loc[1.0, ("tail_preempt", "fast")] == pytest.approx(0.3)
 
 
 def test_operating_point_value_interpolates_per_seed_and_needs_the_span():
     f = _frame({1: [0.1, 0.2, 0.6, 0.8], 2: [0.1, 0.2, 0.6, 0.8]}, loads=(0.6, 0.9, 1.1, 1.2))
     # preempt_per_min = 300 x load: at 1.0 the interpolation gives 300 for each seed
-    assert sweep.at_operating_point(f) == pytest.approx(300.0)
-    assert math.isnan(sweep.at_operating_point(_frame({1: [0.1, 0.2]}, loads=(0.6, 0.8))))
+    assert load_sweep.at_operating_point(f) == pytest.approx(300.0)
+    assert math.isnan(load_sweep.at_operating_point(_frame({1: [0.1, 0.2]}, loads=(0.6, 0.8))))
 
 
 def test_short_run_sentence_both_directions():
-    low = sweep.short_run_sentence(150.0, [300.0, 320.0], 20, 60)
+    low = load_sweep.short_run_sentence(150.0, [300.0, 320.0], 20, 60)
     assert "0.48x" in low and "read the rate low" in low and "higher loads" in low
-    high = sweep.short_run_sentence(400.0, [300.0], 20, 60)
+    high = load_sweep.short_run_sentence(400.0, [300.0], 20, 60)
     assert "read the rate high" in high and "lower loads" in high
-    same = sweep.short_run_sentence(310.0, [300.0], 20, 60)
+    same = load_sweep.short_run_sentence(310.0, [300.0], 20, 60)
     assert "within 15%" in same and "empty engine" not in same
-    assert "could not" in sweep.short_run_sentence(math.nan, [300.0], 20, 60)
-    assert "could not" in sweep.short_run_sentence(100.0, [], 20, 60)
+    assert "could not" in load_sweep.short_run_sentence(math.nan, [300.0], 20, 60)
+    assert "could not" in load_sweep.short_run_sentence(100.0, [], 20, 60)
 
 
 def test_fast_capacity_is_measured_over_the_article_window(monkeypatch):

@@ -1,8 +1,8 @@
 """The operating-point findings judged at each load of the sweep
-(analysis/runs/sweep_findings.py), on a synthetic sweep frame."""
+(analysis/across_runs/sweep_findings.py), on a synthetic sweep frame."""
 import pandas as pd
 
-from analysis.runs import sweep_findings as S
+from analysis.across_runs import sweep_findings as S
 
 LOADS = (0.6, 1.0, 1.4)
 
@@ -55,7 +55,7 @@ def test_loads_at_which_each_finding_holds():
 def test_the_sweep_does_not_judge_the_watermark_alone_under_the_watermarks_name():
     # the sweep runs the baseline and the last rung only: its TTFT row compares all six fixes,
     # so it must not carry the report's "the watermark's cost is time to first token"
-    from analysis.runs.findings import FINDINGS
+    from analysis.across_runs.findings import FINDINGS
     claims = set(S.load_findings(frame())["claim"])
     watermark_only = {f.claim for f in FINDINGS if f.key.startswith("watermark_")}
     assert not claims & watermark_only

@@ -7,9 +7,9 @@ import pytest
 from analysis.core.schemes import CAUSES, CLEAN
 from analysis.core.summary import HIST_BINS
 from analysis.instrument.knobs import ladder_knobs
-from analysis.runs import article as A
-from analysis.runs import paired, takeaways as T
-from analysis.runs.rungs import (ADMIT_WATERMARK, BASELINE, COMPACT_HISTORY, LAST, RUNGS,
+from analysis.across_runs import article as A
+from analysis.across_runs import paired, takeaways as T
+from analysis.across_runs.rungs import (ADMIT_WATERMARK, BASELINE, COMPACT_HISTORY, LAST, RUNGS,
                                  TOKENIZE_OFF_LOOP)
 from test_analysis_report import article_like
 

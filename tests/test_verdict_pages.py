@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from analysis.render import pages
-from analysis.runs import findings as F
-from analysis.runs import takeaways
-from analysis.runs.verdicts import LEADS
+from analysis.across_runs import findings as F
+from analysis.across_runs import takeaways
+from analysis.across_runs.verdicts import LEADS
 from test_analysis_report import article_like
 
 WORD_OF_LEAD = {v: k for k, v in LEADS.items()}
@@ -80,7 +80,7 @@ def test_the_summary_renders_every_glue_it_cites_about_findings():
     text = _render_summary(F.findings(runs), runs)
     leftover = set(re.findall(r"(?<!\})\{([a-z_0-9]+)\}(?!`)", text))
     # the rest are glued by the notebook itself (the profile, the rate, the load sweep, overload,
-    # the regime sentence of analysis.runs.operating_point)
+    # the regime sentence of analysis.across_runs.operating_point)
     assert leftover <= {"profile_name", "n_runs", "n_rungs", "n_seeds", "duration", "rate_clause",
                         "overload_note", "sweep_line", "regime_sentence"}, leftover
 
@@ -124,7 +124,7 @@ def test_the_summary_defines_its_words_before_the_findings_use_them():
 
 
 def test_ladder_cells_state_coverage_and_do_not_read_no_change_with_two_seeds():
-    from analysis.runs import paired
+    from analysis.across_runs import paired
     runs = quick_like()
     cells = paired.verdict_cells(paired.ladder_verdicts(runs))
     end = cells.loc["end to end", "p99.9"]
@@ -133,12 +133,12 @@ def test_ladder_cells_state_coverage_and_do_not_read_no_change_with_two_seeds():
 
 
 def test_the_report_names_the_forward_pass_as_every_other_page_does():
-    from analysis.runs import ladder
+    from analysis.across_runs import ladder
     cols = set(ladder.tail_share_side_by_side(quick_like()).columns.get_level_values(0))
     assert "fwd" in cols and "kernel" not in cols
 
 
 def test_the_strongest_verdict_of_few_seeds_is_cannot_be_judged():
-    from analysis.runs import verdicts
+    from analysis.across_runs import verdicts
     assert verdicts.strongest(2) == "cannot be judged with 2 seeds"
     assert verdicts.strongest(5) == "suggestive" and verdicts.strongest(6) == "established"

@@ -18,7 +18,7 @@ from ..core.runlog import RunLog
 from ..core.threadclocks import step_clock_ms
 from ..core.gaps import as_log, partition_run
 from ..engine_link import CONTROLS, INJECTION_KINDS as ENGINE_INJECTION_KINDS
-from ..runs.summaries import per_run_cached
+from ..across_runs.summaries import per_run_cached
 
 # the label each injected kind must land in; the log stores the kind as its position
 # in the engine's INJECTION_KINDS

@@ -20,7 +20,7 @@ from ..core.runlog import RunLog
 from ..core.schemes import ARTICLE, CLEAN, SEGMENT_KINDS, get_scheme
 from ..core.threadclocks import segment_clock_s
 from ..core.timeline import MS, EngineTimeline
-from ..runs.summaries import per_run_cached
+from ..across_runs.summaries import per_run_cached
 
 SLOW_FACTOR = 5.0
 DECODE = SEGMENT_KINDS.index("decode")

@@ -5,10 +5,10 @@ report's operating-point table."""
 from __future__ import annotations
 
 from ..engine_link import ensure_runs, sweep_specs
-from ..runs.findings import findings
-from ..runs.scope import OVERLOAD_LEFT_OUT
-from ..runs.summaries import run_summaries
-from ..runs.sweep import sweep_frame
+from ..across_runs.findings import findings
+from ..across_runs.scope import OVERLOAD_LEFT_OUT
+from ..across_runs.summaries import run_summaries
+from ..across_runs.load_sweep import sweep_frame
 from .chapters import overload_joins, overload_specs
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..engine_link import LADDER, ensure_runs, get_profile, profile_specs
-from ..runs.findings import findings
-from ..runs.summaries import run_summaries
+from ..across_runs.findings import findings
+from ..across_runs.summaries import run_summaries
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..core.schemes import CAUSES, CLEAN, LABELS
-from ..runs.tables import LADDER_METRICS, LABEL_NAMES, METRIC_NAMES, ladder_table, tail_share_table
+from ..across_runs.tables import LADDER_METRICS, LABEL_NAMES, METRIC_NAMES, ladder_table, tail_share_table
 from .axes import tidy_log
 
 # One colour per label, used by every figure (clean = a gap with no primary cause).

@@ -8,7 +8,7 @@ from ..core.columns import STEP
 from ..core.gaps import as_log
 from ..core.threadclocks import step_clock_ms
 from ..instrument.control_scores import injections
-from ..runs.tables import LABEL_NAMES
+from ..across_runs.tables import LABEL_NAMES
 from .figures import COLOURS
 
 

@@ -9,8 +9,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..core.schemes import LABELS
-from ..runs.rungs import BASELINE
-from ..runs.tables import LABEL_NAMES, METRIC_NAMES
+from ..across_runs.rungs import BASELINE
+from ..across_runs.tables import LABEL_NAMES, METRIC_NAMES
 from .figures import COLOURS
 
 MODE_COLOURS = {"swap": "#4C72B0", "recompute": "#C44E52"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..runs.signflip import ALPHA, min_seeds
-from ..runs.tables import METRIC_NAMES
+from ..across_runs.signflip import ALPHA, min_seeds
+from ..across_runs.tables import METRIC_NAMES
 from .axes import tidy_log
 
 

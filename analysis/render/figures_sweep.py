@@ -11,8 +11,8 @@ from matplotlib.figure import Figure
 
 from ..core.schemes import LABELS
 from ..engine_link import BAND
-from ..runs.rungs import ADMIT_WATERMARK, BASELINE
-from ..runs.tables import LABEL_NAMES, METRIC_NAMES
+from ..across_runs.rungs import ADMIT_WATERMARK, BASELINE
+from ..across_runs.tables import LABEL_NAMES, METRIC_NAMES
 from .figures import COLOURS
 from .axes import tidy_log
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..runs import article as A
+from ..across_runs import article as A
 
 REPO = Path(__file__).resolve().parents[2]
 REQUIREMENTS = REPO / "requirements.txt"

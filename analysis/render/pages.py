@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..runs import findings as F
-from ..runs import headline, power
+from ..across_runs import findings as F
+from ..across_runs import headline, power
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 END_KEYS = ("p999_end", "max_end", "p50_flat")   # the summary's one bullet on the ladder's ends

@@ -1,6 +1,6 @@
 """The preemption chapter's sentences, each computed from its tables (book/preemption).
 
-Every function takes what analysis/runs/preemption.py makes and returns one or more
+Every function takes what analysis/across_runs/preemption_modes.py makes and returns one or more
 sentences; an empty table or a missing mode gets a sentence saying so, never a number
 that was not measured.
 """
@@ -10,8 +10,8 @@ import math
 
 import pandas as pd
 
-from .preemption import HALF, ONSET_PER_MIN
-from .sweep import crossing_sentence
+from .preemption_modes import HALF, ONSET_PER_MIN
+from .load_sweep import crossing_sentence
 from .tables import METRIC_NAMES
 
 NAMES = {**METRIC_NAMES, "tok_per_s": "throughput"}

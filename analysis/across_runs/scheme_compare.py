@@ -15,7 +15,7 @@ from typing import Sequence
 import pandas as pd
 
 from .tables import scheme_tail_table
-from .text import pct
+from .wording import pct
 
 SCHEMES = ("article", "refined")
 SMALL = 0.005          # below half a point of tail time a correction is called negligible

@@ -15,7 +15,7 @@ from ..core.schemes import CAUSES
 from .causes import CAUSE_FIX
 from .select import rung_above
 from .verdicts import NO_CHANGE, power_floor, unjudged
-from .summaries import partition_frame
+from .summaries import run_gaps
 
 FLOOR = 0.01        # a change below 1% of the rung above's tail time is no change
 SHARE_SHIFT = 0.05  # a share "shifted" when its median moved by 5 points or more
@@ -31,7 +31,7 @@ def tail_time(gaps: pd.DataFrame, duration: float) -> dict:
             "total": float(tail["gap_ms"].sum()) * per_min}
 
 
-def tail_times(runs, gaps_of=partition_frame) -> pd.DataFrame:
+def tail_times(runs, gaps_of=run_gaps) -> pd.DataFrame:
     """One row per run: rung, seed, each cause's tail time and the total (ms per minute).
     gaps_of(path) gives a run's gaps (partition_run's frame)."""
     rows = [{"rung": r["rung"], "seed": r["seed"], **tail_time(gaps_of(r["path"]), r["duration"])}

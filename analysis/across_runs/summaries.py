@@ -115,7 +115,7 @@ def run_summaries(specs, scheme: str = "article") -> list[dict]:
     return out
 
 
-def partition_frame(path):
+def run_gaps(path):
     """partition_run of one raw log (not cached: one run takes well under a second)."""
     return partition_run(path)
 
@@ -128,7 +128,7 @@ def prefix_percentiles(specs, windows, metrics=(("itl_p999", 99.9), ("itl_max", 
     stats.seed_subsample_intervals(..., by="duration") takes, so the book can show how
     run length, not only the number of seeds, narrows an interval."""
     def one_run(path) -> list[dict]:
-        gaps = partition_frame(path)
+        gaps = run_gaps(path)
         out = []
         for w in windows:
             ms = gaps.loc[gaps["t1"] <= w, "gap_ms"].to_numpy()

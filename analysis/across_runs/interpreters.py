@@ -13,7 +13,7 @@ import pandas as pd
 from .criteria import COLLAPSE
 from .rungs import COMPACT_HISTORY, FIRST, GC_FREEZE
 from .select import runs_of
-from .text import median_range
+from .wording import median_range
 
 GC_RUNGS = (FIRST, GC_FREEZE, COMPACT_HISTORY)
 

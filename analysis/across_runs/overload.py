@@ -18,7 +18,7 @@ from .load import offered_load
 from .rungs import FIRST, LAST
 from .select import rung_above, rung_rows
 from .tables import summaries_frame
-from .text import ms as _ms, span as _span
+from .wording import ms as _ms, span as _span
 
 MOVED = 0.5      # a rung moved the tail when its median p99.9 is at most half the reference
 

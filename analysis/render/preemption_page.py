@@ -13,11 +13,11 @@ import pandas as pd
 
 from ..engine_link import (LADDER, RUNGS, Workload, ensure_runs, get_profile, preemption_specs,
                            preemption_sweep_specs, profile_specs, recompute_available)
-from ..runs import kv_demand, kv_fluid
-from ..runs import preemption as P
-from ..runs import preemption_text as T
-from ..runs.rungs import ADMIT_WATERMARK, BASELINE
-from ..runs.summaries import run_summaries
+from ..across_runs import kv_demand, kv_fluid
+from ..across_runs import preemption_modes as P
+from ..across_runs import preemption_text as T
+from ..across_runs.rungs import ADMIT_WATERMARK, BASELINE
+from ..across_runs.summaries import run_summaries
 from . import figures_preemption as F
 
 MODES = ("swap", "recompute")

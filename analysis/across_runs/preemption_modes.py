@@ -24,7 +24,7 @@ from .kv_costs import measured_costs
 from .paired import paired_change
 from .rungs import BASELINE
 from .summaries import per_run_cached, run_summaries
-from .sweep import _first_crossing
+from .load_sweep import _first_crossing
 
 ITL = ("itl_p50", "itl_p99", "itl_p999", "itl_max")
 METRICS = ITL + ("ttft_p50", "ttft_p99", "tok_per_s", "preempt_per_min")

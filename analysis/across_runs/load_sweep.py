@@ -129,7 +129,7 @@ def drain_limit(frame: pd.DataFrame, forward: str, rung: str = BASELINE,
 
 def watermark_verdicts(frame: pd.DataFrame, forward: str, metric: str = "itl_p999") -> pd.DataFrame:
     """Per load: the watermark's change of `metric` against the baseline, paired by seed,
-    judged by the ladder's rule (analysis.runs.paired), in the book's words (verdicts.py)."""
+    judged by the ladder's rule (analysis.across_runs.paired), in the book's words (verdicts.py)."""
     rows = []
     sel = frame[frame["forward"] == forward]
     for load, g in sel.groupby("load"):

@@ -15,7 +15,7 @@ import pandas as pd
 from . import article as A
 from .findings import findings, verdict_word
 from .rungs import FIRST
-from .text import pct
+from .wording import pct
 
 
 def as_first(runs, rung: str) -> list[dict]:
@@ -86,7 +86,7 @@ def near_operating_point(specs, rung: str, width: float = 0.1) -> list:
 
 
 def forward_gain(frame: pd.DataFrame) -> dict | None:
-    """Article vs fast forward in a sweep frame (analysis.runs.sweep.sweep_frame) of one
+    """Article vs fast forward in a sweep frame (analysis.across_runs.load_sweep.sweep_frame) of one
     rung, paired by (load, seed): medians of p50, p99 and the forward pass in a typical
     gap (its share of a clean gap times the median gap). None without both forwards."""
     if frame is None or not len(frame) or not {"article", "fast"} <= set(frame["forward"]):

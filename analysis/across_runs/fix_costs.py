@@ -6,7 +6,7 @@ from __future__ import annotations
 from .causes import CAUSE_FIX
 from .paired import paired_change
 from .select import rung_above, runs_of
-from .text import ms
+from .wording import ms
 
 HOLD_BACK = ("prefill", "preempt")   # the causes whose fix delays work: budget, watermark
 

@@ -11,7 +11,7 @@ from .rungs import (ADMIT_WATERMARK, BASELINE, BUDGET_256, COMPACT_HISTORY, GC_F
                     TOKENIZE_OFF_LOOP)
 from .select import runs_of
 from .tables import LABEL_NAMES, METRIC_NAMES, ladder_table, median_range_cells, tail_share_table
-from .text import median_range, ms
+from .wording import median_range, ms
 
 
 def median_run(summaries, rung: str, metric: str = "itl_p99") -> dict:

@@ -4,7 +4,7 @@ k-1 others (engine/runs/interference.py), paired by seed.
 Each row compares one measure between the two arms: the ITL percentiles as a paired
 ratio (beside / alone), each cause's share of tail time and preemptions per 60 s as a
 paired difference (beside - alone; a share or a count may be zero). The verdict is the
-ladder's sign-flip rule (analysis/runs/signflip.py); separately, a change is *beyond the
+ladder's sign-flip rule (analysis/across_runs/signflip.py); separately, a change is *beyond the
 seed spread* when it is larger than the difference between the alone arm's seeds (the
 noise any comparison of these runs already carries): then the parallel build's runs are
 not interchangeable with runs measured alone.
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from ..engine_link import ensure_runs, interference_capacity, interference_specs
-from ..runs.signflip import sign_flip, verdict
-from ..runs.summaries import run_summaries
-from ..runs.tables import LABEL_NAMES, METRIC_NAMES
+from ..across_runs.signflip import sign_flip, verdict
+from ..across_runs.summaries import run_summaries
+from ..across_runs.tables import LABEL_NAMES, METRIC_NAMES
 
 RATIO_METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max")
 CAPACITY = "capacity (decode tokens/s)"

@@ -11,7 +11,7 @@ from .rungs import (ADMIT_WATERMARK, BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREE
                     TOKENIZE_OFF_LOOP)
 from .select import rung_above, rung_rows, runs_of
 from .tables import summaries_frame
-from .text import median_range
+from .wording import median_range
 
 
 def count_vs_time(summaries, rung: str = FIRST) -> pd.DataFrame:

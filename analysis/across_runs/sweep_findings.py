@@ -2,7 +2,7 @@
 each held in this build's load sweep (book/report; the sweep is book/regimes).
 
 Each finding is judged at every load level on the medians over the sweep's seeds, with
-the same threshold the report applies at the operating point (analysis/runs/findings.py),
+the same threshold the report applies at the operating point (analysis/across_runs/findings.py),
 separately for each forward. The sweep's runs are shorter and fewer than the ladder's,
 so a level's verdict is a reading of its medians, not a test.
 """

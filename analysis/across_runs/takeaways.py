@@ -20,7 +20,7 @@ from .paired import paired_change, verdict_phrase
 from .rungs import FIRST, LAST
 from .select import runs_of
 from .tables import METRIC_NAMES
-from .text import median_range, ms, span
+from .wording import median_range, ms, span
 from .verdicts import MOVED, UNJUDGED, unjudged
 from .takeaway_base import (ARTICLE_COST, COSTS, EFFECTS, FIX_RUNGS, HEADLINE, LABEL,  # noqa: F401
                             MISSING, NAMES, _by_seed, _median, fix_effects, fix_step)

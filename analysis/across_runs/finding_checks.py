@@ -9,7 +9,7 @@ from ..core.schemes import CAUSES
 from .criteria import CLEAN_FORWARD_MIN, COLLAPSE, FALLS, MAJORITY, P50_FLAT, TAIL_FORWARD_MAX
 from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
 from .select import rung_rows as _rung
-from .text import ms as _ms, pct as _pct, span as _span
+from .wording import ms as _ms, pct as _pct, span as _span
 
 
 def _preempted(rows):
