@@ -14,14 +14,16 @@ RATE = 6.5                     # req/s ("Why 6.5 req/s")
 DURATION_S = 60.0
 SEEDS = (1, 2, 3, 4, 5)
 OVERLOAD_RATE = 10.0           # its first rerun, past capacity (the overload sidebar)
+TYPICAL_PREEMPTIONS = (142, 318)   # "44 preemptions instead of 142-318": the four runs without the light trace
+LIGHT_TRACE_PREEMPTIONS = 44       # run 2 drew a light trace
 
 # Per baseline run, (min, max) unless noted; None where the article does not say.
 ARTICLE_BASELINE = {
     "rate": (RATE, RATE),
     "requests": (385, 422),                  # "Each run: 385-422 requests"
     "gaps": (112_000, 116_000),              # "... and 112,000-116,000 inter-token gaps"
-    "preemptions": (44, 318),                # "44 preemptions instead of 142-318" (run 2 drew 44)
-    "preemptions_typical": (142, 318),       # the four runs that did not draw the light trace
+    "preemptions": (LIGHT_TRACE_PREEMPTIONS, TYPICAL_PREEMPTIONS[1]),
+    "preemptions_typical": TYPICAL_PREEMPTIONS,
     "eager_steps": (207, 1087),              # "207-1,087 at baseline" (fallback steps)
     "gen2_serving_ms": (137, 242),           # "Generation-2 pauses during serving ... 137-242 ms"
     "ttft_p50_overloaded_s": (2.0, 17.0),    # the overload sidebar: "TTFT p50 of 2-17 seconds"
@@ -35,11 +37,13 @@ ARTICLE_BASELINE = {
 class Band:
     """The target of calibration: the median over check seeds of the baseline's
     preemptions per 60 s of arrivals inside [low, high], with queues that drain."""
-    low: float = 142.0          # the article's four ordinary baseline runs: 142-318 per 60 s
-    high: float = 318.0
-    max_ttft_p50_s: float = 2.0 # its overloaded runs had TTFT p50 >= 2 s and never drained
-    source: str = ("article baseline, 5 x 60 s at 6.5 req/s: 142-318 preemptions per run "
-                   "(one light trace: 44); overloaded runs (10 req/s) had TTFT p50 of 2-17 s")
+    low: float = float(TYPICAL_PREEMPTIONS[0])     # the article's four ordinary baseline runs, per 60 s
+    high: float = float(TYPICAL_PREEMPTIONS[1])
+    max_ttft_p50_s: float = ARTICLE_BASELINE["ttft_p50_overloaded_s"][0]  # its overloaded runs never drained
+    source: str = (f"article baseline, {len(SEEDS)} x {DURATION_S:g} s at {RATE:g} req/s: "
+                   f"{TYPICAL_PREEMPTIONS[0]}-{TYPICAL_PREEMPTIONS[1]} preemptions per run "
+                   f"(one light trace: {LIGHT_TRACE_PREEMPTIONS}); overloaded runs ({OVERLOAD_RATE:g} req/s) had "
+                   "TTFT p50 of {:g}-{:g} s".format(*ARTICLE_BASELINE["ttft_p50_overloaded_s"]))
 
     def place(self, per_min: float, drains: bool) -> str:
         """'in band', 'below' or 'above' (a queue that does not drain counts as above)."""
@@ -64,8 +68,10 @@ class Regime:
     fullness_low: float = 0.8                # done-when of the regime target: 0.8-1.25 of the article's
     fullness_high: float = 1.25              # ratio, about the article's own seed spread (10.5-16.0 ms)
     band: Band = BAND
-    source: str = ("article fix ladder: baseline ITL p50 13.7 ms (runs 10.5-16.0) against its batch-32 "
-                   "forward pass of 12.8 ms; eager steps 207-1,087 per run; preemptions as in Band")
+    source: str = ("article fix ladder: baseline ITL p50 {:g} ms (runs {:.1f}-{:.1f}) against its batch-32 "
+                   "forward pass of {:g} ms; eager steps {:,}-{:,} per run; preemptions as in Band").format(
+        ARTICLE_BASELINE["itl_p50_median_ms"], *ARTICLE_BASELINE["itl_p50_ms"],
+        ARTICLE_BASELINE["forward_ms_batch32"], *ARTICLE_BASELINE["eager_steps"])
 
     @property
     def fullness_range(self) -> tuple[float, float]:
