@@ -6,7 +6,7 @@ the rest are the engine's submodules, named once below.
 """
 from __future__ import annotations
 
-from engine import (LADDER, OVERLOAD_FACTOR, RUNGS, Workload, control_specs, ensure_runs, get_profile,
+from engine import (FORWARDS, LADDER, OVERLOAD_FACTOR, RUNGS, Workload, control_specs, ensure_runs, get_profile,
                     profile_specs)
 from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
 from engine.fidelity import cached_compare
@@ -25,7 +25,7 @@ from engine.runs.target import BAND, REGIME, Band, Regime
 from engine.serve.config import INJECTION_KINDS
 from engine.serve.threadclock import ThreadClock
 
-__all__ = ["LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
+__all__ = ["FORWARDS", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
            "write_atomic_text", "raw_log_problem", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",
            "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "run_article", "sweep_specs",

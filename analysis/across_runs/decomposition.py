@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from ..engine_link import FORWARDS
 from . import article as A
 from .findings import findings, verdict_word
 from .rungs import FIRST
@@ -89,7 +90,7 @@ def forward_gain(frame: pd.DataFrame) -> dict | None:
     """Article vs fast forward in a sweep frame (analysis.across_runs.load_sweep.sweep_frame) of one
     rung, paired by (load, seed): medians of p50, p99 and the forward pass in a typical
     gap (its share of a clean gap times the median gap). None without both forwards."""
-    if frame is None or not len(frame) or not {"article", "fast"} <= set(frame["forward"]):
+    if frame is None or not len(frame) or not set(FORWARDS) <= set(frame["forward"]):
         return None
     key = ["load", "seed"]
     a = frame[frame["forward"] == "article"].set_index(key)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.schemes import LABELS
-from ..engine_link import BAND
+from ..engine_link import BAND, FORWARDS
 from .paired import paired_change
 from .rungs import ADMIT_WATERMARK, BASELINE
 from .signflip import strongest_verdict
@@ -172,7 +172,7 @@ def forward_sentence(frame: pd.DataFrame, load: float = 1.0, rung: str = BASELIN
     """How the fast forward changes the anatomy at the sweep level nearest `load`."""
     sel = frame[frame["rung"] == rung]
     forwards = set(sel["forward"])
-    if not {"article", "fast"} <= forwards:
+    if not set(FORWARDS) <= forwards:
         return "The sweep did not run both forwards, so they cannot be compared."
     levels = sorted(set(sel["load"]))
     near = min(levels, key=lambda x: abs(x - load))

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..core.schemes import LABELS
-from ..engine_link import BAND
+from ..engine_link import BAND, FORWARDS
 from ..across_runs.rungs import ADMIT_WATERMARK, BASELINE
 from ..across_runs.tables import LABEL_NAMES, METRIC_NAMES
 from .figures import COLOURS
@@ -38,7 +38,7 @@ def _mark(ax, frame, forward):
 
 
 def _panels(frame, rows):
-    forwards = [f for f in ("article", "fast") if f in set(frame["forward"])]
+    forwards = [f for f in FORWARDS if f in set(frame["forward"])]
     fig = Figure(figsize=(9, 3.4 * len(rows)), layout="constrained")
     axes = fig.subplots(len(rows), len(forwards), squeeze=False, sharex=True)
     return fig, axes, forwards
