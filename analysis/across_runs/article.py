@@ -6,6 +6,7 @@ batch 32: 12.8 ms). Medians with [min, max] across the five runs, in ms unless n
 """
 from __future__ import annotations
 
+from ..core.schemes import CAUSES
 from ..engine_link import target as _target
 from .rungs import (ADMIT_WATERMARK, BASELINE, BUDGET_256, COMPACT_HISTORY, GC_FREEZE, GRAPHS_48,
                     TOKENIZE_OFF_LOOP)
@@ -105,9 +106,8 @@ def _median_step(metric, before, after, digits) -> str:
 _PREEMPT = [r["preempt"] for r in BASELINE_RUNS]
 _MAJORITY = [p for p in _PREEMPT if p > 0.5]
 _GRAPH = [r["graph"] for r in BASELINE_RUNS]
-_CAUSES = ("prefill", "preempt", "graph", "gc", "tok")
 # by count prefill led the tail in every baseline run; by time, each run's largest cause
-_TIME_LEADERS = [max(_CAUSES, key=r.get) for r in BASELINE_RUNS]
+_TIME_LEADERS = [max(CAUSES, key=r.get) for r in BASELINE_RUNS]
 _DIFFER = [t for t in _TIME_LEADERS if t != "prefill"]
 
 # finding key -> what the article measured, in the words of the report's table

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..core.schemes import LABELS
+from ..core.schemes import CAUSES, LABELS
 from ..engine_link import BAND, FORWARDS
 from .paired import paired_change
 from .rungs import ADMIT_WATERMARK, BASELINE
@@ -22,7 +22,6 @@ from .signflip import strongest_verdict
 from .verdicts import unjudged
 
 METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max")
-STALLS = ("prefill", "preempt", "graph", "gc", "tok")
 
 
 def sweep_frame(specs, summaries) -> pd.DataFrame:
@@ -164,7 +163,7 @@ def forward_comparison(frame: pd.DataFrame, rung: str = BASELINE) -> pd.DataFram
     """At each load, median over seeds for each forward: the forward pass's share of a
     clean gap and each stall's share of the tail."""
     sel = frame[frame["rung"] == rung]
-    cols = ["fwd_share_clean"] + [f"tail_{s}" for s in STALLS]
+    cols = ["fwd_share_clean"] + [f"tail_{s}" for s in CAUSES]
     return sel.groupby(["load", "forward"])[cols].median().unstack("forward")
 
 
@@ -178,7 +177,7 @@ def forward_sentence(frame: pd.DataFrame, load: float = 1.0, rung: str = BASELIN
     near = min(levels, key=lambda x: abs(x - load))
     med = sel[sel["load"] == near].groupby("forward").median(numeric_only=True)
     a, f = med.loc["article"], med.loc["fast"]
-    stalls = "; ".join(f"{s} {a[f'tail_{s}']:.0%} -> {f[f'tail_{s}']:.0%}" for s in STALLS)
+    stalls = "; ".join(f"{s} {a[f'tail_{s}']:.0%} -> {f[f'tail_{s}']:.0%}" for s in CAUSES)
     return (f"At {near:.2f}x each forward's operating point, the forward pass is "
             f"{a['fwd_share_clean']:.0%} of a clean gap with the article forward and "
             f"{f['fwd_share_clean']:.0%} with the fast one; each stall's share of tail time, article "
