@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.schemes import CAUSES
-from .criteria import CLEAN_FORWARD_MIN, COLLAPSE, FALLS, MAJORITY, P50_FLAT, TAIL_FORWARD_MAX
+from .criteria import (CLEAN_FORWARD_MIN, COLLAPSE, FALLS, GRAPH_TAIL_MAX, MAJORITY, P50_FLAT, RECONCILE_MAX_MS,
+                       TAIL_FORWARD_MAX, TOK_TAIL_MAX)
 from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
 from .select import rung_rows as _rung
 from .wording import ms as _ms, pct as _pct, span as _span
@@ -86,7 +87,7 @@ def _graph_tail(f):
     v = _rung(f, FIRST)["tail_share_graph"]
     if _no_fallback(f):
         return _span(v), None, float(v.median())
-    return _span(v), bool(len(v) and v.max() < 0.01), float(v.median())
+    return _span(v), bool(len(v) and v.max() < GRAPH_TAIL_MAX), float(v.median())
 
 
 def _graph_body(f):
@@ -152,7 +153,7 @@ def _tok_off(f):
     here = f"tokenizer tail share {_span(a)} -> {_span(v)}"
     if not (len(a) and a.max() > 0):
         return here, None, float("nan")        # the tokenizer never reached the tail before
-    return here, bool(len(v) and v.max() < 0.001), float(v.max())
+    return here, bool(len(v) and v.max() < TOK_TAIL_MAX), float(v.max())
 
 
 def _watermark_preempt(f):
@@ -174,7 +175,7 @@ def _watermark_ttft(f):
 
 def _reconcile(f):
     worst = float(f["reconcile_max_err_ms"].max())
-    return f"{worst:.1e} ms over {len(f)} runs", bool(worst < 1e-9), worst
+    return f"{worst:.1e} ms over {len(f)} runs", bool(worst < RECONCILE_MAX_MS), worst
 
 
 def _skipped(f):

@@ -16,7 +16,8 @@ from typing import Callable
 import pandas as pd
 
 from . import article as A
-from .criteria import CLEAN_FORWARD_MIN, COLLAPSE, FALLS, MAJORITY, P50_FLAT, TAIL_FORWARD_MAX, pct
+from .criteria import (CLEAN_FORWARD_MIN, COLLAPSE, FALLS, GRAPH_TAIL_MAX, MAJORITY, P50_FLAT, RECONCILE_MAX_MS,
+                       TAIL_FORWARD_MAX, TOK_TAIL_MAX, fraction_words)
 from .finding_checks import (_budget, _compact, _count_time, _eager, _end_to_end, _fwd_clean, _fwd_tail,
                              _gc_freeze, _graph_body, _graph_tail, _graphs48, _in_tail, _p50_flat,
                              _preempt_majority, _preempted, _prefill_count, _reconcile, _skipped,
@@ -28,6 +29,9 @@ from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAS
 from .select import rung_rows as _rung
 from .tables import summaries_frame
 from .verdicts import finding_text, finding_word, fired_reason
+from .wording import exact_pct, sci
+
+HALF, HALVES = fraction_words(COLLAPSE)
 
 
 @dataclass(frozen=True)
@@ -61,13 +65,13 @@ def _gate(f: Finding, frame) -> str:
 
 FINDINGS = [   # what the article measured for each: article.MEASURED[key]
     Finding("fwd_clean", "a typical gap is almost all forward pass",
-            f"every baseline run's median forward share of clean gaps >= {pct(CLEAN_FORWARD_MIN)}",
+            f"every baseline run's median forward share of clean gaps >= {exact_pct(CLEAN_FORWARD_MIN)}",
             _fwd_clean),
     Finding("fwd_tail", "a tail gap is mostly not forward pass",
-            f"every baseline run's median forward share of tail gaps <= {pct(TAIL_FORWARD_MAX)}",
+            f"every baseline run's median forward share of tail gaps <= {exact_pct(TAIL_FORWARD_MAX)}",
             _fwd_tail),
     Finding("preempt_majority", "preemption holds most baseline tail time",
-            f"more than half the baseline runs have preempt > {pct(MAJORITY)} of tail time",
+            f"more than half the baseline runs have preempt > {exact_pct(MAJORITY)} of tail time",
             _preempt_majority, fired=(FIRST, _preempted, "preemption", "majority")),
     Finding("prefill_count", "by count, prefill is the primary cause of more tail gaps than any other cause",
             "prefill has the most tail gaps of any cause in every baseline run",
@@ -78,7 +82,7 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             "cause with the most tail time",
             _count_time, fired=(FIRST, _in_tail, "more than one cause in the tail", "majority")),
     Finding("graph_tail", "graph misses hold next to none of the tail time",
-            "graph < 1% of tail time in every baseline run",
+            f"graph < {exact_pct(GRAPH_TAIL_MAX)} of tail time in every baseline run",
             _graph_tail, idle="no baseline decode step ran off the captured path",
             fired=(FIRST, _eager, "a decode step off the captured path", "any")),
     Finding("graph_body", "graph misses are a body effect, not a tail one",
@@ -89,16 +93,16 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             "last rung's median p99 below the baseline's",
             _end_to_end("itl_p99", 1.0), needs=(FIRST, LAST)),
     Finding("p999_end", "the ladder collapses p99.9",
-            "last rung's median p99.9 below half the baseline's",
+            f"last rung's median p99.9 below {HALF} the baseline's",
             _end_to_end("itl_p999", COLLAPSE), needs=(FIRST, LAST)),
     Finding("max_end", "the ladder collapses the worst gap",
-            "last rung's median max below half the baseline's",
+            f"last rung's median max below {HALF} the baseline's",
             _end_to_end("itl_max", COLLAPSE), needs=(FIRST, LAST)),
     Finding("p50_flat", "the median ITL barely moves",
             f"ratio of median p50s between {P50_FLAT[0]:g} and {P50_FLAT[1]:g}",
             _p50_flat, needs=(FIRST, LAST)),
     Finding("gc_freeze", "gc.freeze shortens full collections while serving",
-            "median largest serving gen-2 pause at least halves",
+            f"median largest serving gen-2 pause at least {HALVES}",
             _gc_freeze, needs=(FIRST, GC_FREEZE),
             idle="no full (gen-2) collection ran while serving at baseline",
             fired=(FIRST, lambda r: r["gen2_serving_ms"].map(len) > 0, "a full (gen-2) collection while serving",
@@ -115,7 +119,7 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             "median p99 lower than the rung above",
             _budget, needs=(GRAPHS_48, BUDGET_256)),
     Finding("tok_off", "off-loop tokenization removes tokenizer tail time",
-            "tokenizer < 0.1% of tail time in every run",
+            f"tokenizer < {exact_pct(TOK_TAIL_MAX)} of tail time in every run",
             _tok_off, needs=(BUDGET_256, TOKENIZE_OFF_LOOP),
             idle="the tokenizer never reached the tail on the rung before",
             fired=(BUDGET_256, lambda r: r["tail_share_tok"] > 0, "tokenizer time in the tail", "any")),
@@ -131,7 +135,7 @@ FINDINGS = [   # what the article measured for each: article.MEASURED[key]
             _watermark_ttft, needs=(TOKENIZE_OFF_LOOP, LAST),
             fired=(TOKENIZE_OFF_LOOP, _preempted, "preemption", "majority")),
     Finding("reconcile", "every gap's parts sum to the gap",
-            "largest |gap - sum of parts| < 1e-9 ms",
+            f"largest |gap - sum of parts| < {sci(RECONCILE_MAX_MS)} ms",
             _reconcile, needs=()),
     Finding("skipped", "explicit evictions explain every skipped step",
             "no gap skips a step without a recorded eviction",

@@ -14,11 +14,13 @@ from typing import Callable
 import pandas as pd
 
 from ..engine_link import BAND
-from .criteria import CLEAN_FORWARD_MIN, COLLAPSE, FALLS, MAJORITY, P50_FLAT, pct
+from .criteria import CLEAN_FORWARD_MIN, COLLAPSE, FALLS, MAJORITY, P50_FLAT, fraction_words
 from .findings import FINDINGS
 from .rungs import ADMIT_WATERMARK, BASELINE
+from .wording import exact_pct
 
 CLAIM = {f.key: f.claim for f in FINDINGS}     # the report's words for the same findings
+HALF = fraction_words(COLLAPSE)[0]
 
 
 @dataclass(frozen=True)
@@ -36,10 +38,10 @@ def _both(f):
 
 LOAD_FINDINGS = [
     LoadFinding(CLAIM["fwd_clean"],
-                f"baseline median forward share of clean gaps >= {pct(CLEAN_FORWARD_MIN)}",
+                f"baseline median forward share of clean gaps >= {exact_pct(CLEAN_FORWARD_MIN)}",
                 lambda b, w: None if b is None else bool(b["fwd_share_clean"] >= CLEAN_FORWARD_MIN)),
     LoadFinding(CLAIM["preempt_majority"],
-                f"baseline median preempt share of tail time > {pct(MAJORITY)}",
+                f"baseline median preempt share of tail time > {exact_pct(MAJORITY)}",
                 lambda b, w: None if b is None else bool(b["tail_preempt"] > MAJORITY)),
     LoadFinding("the baseline's queue drains",
                 f"baseline median TTFT p50 <= {BAND.max_ttft_p50_s:g} s",
@@ -48,10 +50,10 @@ LOAD_FINDINGS = [
                 "watermark rung's median p99 below the baseline's",
                 _both(lambda b, w: bool(w["itl_p99"] < b["itl_p99"]))),
     LoadFinding(CLAIM["p999_end"],
-                "watermark rung's median p99.9 below half the baseline's",
+                f"watermark rung's median p99.9 below {HALF} the baseline's",
                 _both(lambda b, w: bool(w["itl_p999"] < COLLAPSE * b["itl_p999"]))),
     LoadFinding(CLAIM["max_end"],
-                "watermark rung's median max below half the baseline's",
+                f"watermark rung's median max below {HALF} the baseline's",
                 _both(lambda b, w: bool(w["itl_max"] < COLLAPSE * b["itl_max"]))),
     LoadFinding(CLAIM["p50_flat"],
                 f"ratio of median p50s between {P50_FLAT[0]:g} and {P50_FLAT[1]:g}",

@@ -14,13 +14,14 @@ import pandas as pd
 
 from ..core.schemes import CAUSES, CLEAN, LABELS, get_scheme
 from .select import rung_rows
+from .wording import label_names
 
 LADDER_METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max")
 METRIC_NAMES = {"itl_p50": "p50", "itl_p90": "p90", "itl_p99": "p99", "itl_p999": "p99.9",
                 "itl_max": "max", "ttft_p50": "TTFT p50", "ttft_p99": "TTFT p99"}
 METRIC_DECIMALS = {"itl_p50": 1, "itl_p90": 1, "itl_p99": 1, "itl_p999": 0, "itl_max": 0,
                    "ttft_p50": 0, "ttft_p99": 0}
-LABEL_NAMES = {"kernel": "fwd"}  # the article's tables call the forward pass "fwd"
+LABEL_NAMES = label_names("column")  # the article's tables call the forward pass "fwd"
 STATS = ("median", "min", "max")
 
 

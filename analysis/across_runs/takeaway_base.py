@@ -15,9 +15,9 @@ from .causes import CAUSE_FIX
 from .paired import paired_change, verdict_phrase
 from .rungs import COMPACT_HISTORY, GC_FREEZE
 from .select import rung_above, runs_of
+from .wording import label_names
 
-NAMES = {"prefill": "prefill", "preempt": "preemption", "graph": "graph misses",
-         "gc": "garbage collection", "tok": "tokenization"}
+NAMES = label_names("cause")
 # The rungs that fix a cause, first to last: GC took two (freeze the heap, then compact history).
 FIX_RUNGS = {**{c: (rung,) for c, (_, _, rung) in CAUSE_FIX.items()}, "gc": (GC_FREEZE, COMPACT_HISTORY)}
 # The percentile each stall mostly lives at in the article (graph misses: the p90-p99 body).

@@ -13,10 +13,10 @@ from ..core.columns import EMIT, GC, SEG, STEP
 from ..core.gaps import as_log, partition_run
 from ..core.runlog import RunLog
 from ..core.schemes import CLEAN, SEGMENT_KINDS, get_scheme
+from ..across_runs.wording import label_names
 from .figures import COLOURS
 
-LABEL_NAMES = {"kernel": "forward pass", "prefill": "prefill", "preempt": "preemption",
-               "graph": "graph miss", "gc": "GC", "tok": "tokenizer", "residual": "residual"}
+LABEL_NAMES = label_names("part")
 
 
 def pick_stall(gaps: pd.DataFrame, quantile: float = 99.0) -> pd.Series:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..across_runs.wording import label_names
 from ..core.schemes import ARTICLE
 from ..instrument.knobs import ladder_knobs
 
@@ -18,37 +19,41 @@ SET_ASIDE = "a request is set aside"
 SHAPES = (SHARES_STEP, STOPS_LOOP, SET_ASIDE)
 
 NO_RUNG = "(no rung changes it)"
+STALL_NAMES = label_names("stall")
 
 
 @dataclass(frozen=True)
 class Stall:
     cause: str          # the label in the article scheme
-    name: str
     shape: str
     busy_with: str      # what the engine is doing instead of handing out the token
     who_waits: str
     knobs: tuple        # engine Config fields that turn it down
     elsewhere: str      # the production lever, with the chapter's reference number
 
+    @property
+    def name(self) -> str:
+        return STALL_NAMES[self.cause]
+
 
 STALLS = (
-    Stall("prefill", "prefill chunk", SHARES_STEP,
+    Stall("prefill", SHARES_STEP,
           "running a chunk of another request's prompt inside the decode step",
           "every request decoding in that step", ("token_budget",),
           "max_num_batched_tokens [2]; prefill on other machines [8]"),
-    Stall("graph", "graph miss", SHARES_STEP,
+    Stall("graph", SHARES_STEP,
           "decoding a batch larger than every captured size, one sequence at a time",
           "every request in that batch", ("capture_sizes",),
           "capture sizes up to max_num_seqs [3, 4]"),
-    Stall("gc", "garbage collection", STOPS_LOOP,
+    Stall("gc", STOPS_LOOP,
           "a cyclic-GC pass over the live Python heap",
           "every request in flight", ("gc_freeze", "compact_history"),
           "freeze the start-up heap; log pauses with VLLM_GC_DEBUG [5]"),
-    Stall("tok", "tokenizer", STOPS_LOOP,
+    Stall("tok", STOPS_LOOP,
           "turning a newly arrived prompt into token ids on the loop",
           "every request in flight", ("async_tokenize",),
           "tokenize in the frontend process [7]"),
-    Stall("preempt", "preemption", SET_ASIDE,
+    Stall("preempt", SET_ASIDE,
           "copying an evicted request's KV cache out, and later back in",
           "the evicted request until readmitted; the rest of its step for the copy",
           ("admit_watermark",),
