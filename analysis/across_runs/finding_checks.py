@@ -9,7 +9,7 @@ from ..core.schemes import CAUSES
 from .criteria import (CLEAN_FORWARD_MIN, COLLAPSE, FALLS, GRAPH_TAIL_MAX, MAJORITY, P50_FLAT, RECONCILE_MAX_MS,
                        TAIL_FORWARD_MAX, TOK_TAIL_MAX)
 from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
-from .select import rung_rows as _rung
+from .select import rung_median, rung_rows as _rung
 from .wording import ms as _ms, pct as _pct, span as _span
 
 
@@ -19,11 +19,6 @@ def _preempted(rows):
 
 def _eager(rows):
     return rows["eager_steps"] > 0
-
-
-def _median(frame, rung, col) -> float:
-    sub = _rung(frame, rung)[col]
-    return float(sub.median()) if len(sub) else float("nan")
 
 
 def _largest_gen2(frame, rung) -> list[float]:
@@ -107,13 +102,13 @@ def _share(x) -> str:
 
 def _end_to_end(metric, factor):
     def compute(f):
-        a, b = _median(f, FIRST, metric), _median(f, LAST, metric)
+        a, b = rung_median(f, FIRST, metric), rung_median(f, LAST, metric)
         return f"{_ms(a)} -> {_ms(b)}", bool(b < factor * a), b / a
     return compute
 
 
 def _p50_flat(f):
-    a, b = _median(f, FIRST, "itl_p50"), _median(f, LAST, "itl_p50")
+    a, b = rung_median(f, FIRST, "itl_p50"), rung_median(f, LAST, "itl_p50")
     return f"{_ms(a)} -> {_ms(b)}", bool(P50_FLAT[0] <= b / a <= P50_FLAT[1]), b / a
 
 
@@ -144,7 +139,7 @@ def _graphs48(f):
 
 
 def _budget(f):
-    a, b = _median(f, GRAPHS_48, "itl_p99"), _median(f, BUDGET_256, "itl_p99")
+    a, b = rung_median(f, GRAPHS_48, "itl_p99"), rung_median(f, BUDGET_256, "itl_p99")
     return f"median p99 {_ms(a)} -> {_ms(b)}", bool(b < a), b / a
 
 

@@ -16,7 +16,7 @@ from . import article as A
 from .headline import rate_source
 from .load import offered_load
 from .rungs import FIRST, LAST
-from .select import rung_above, rung_rows
+from .select import rung_above, rung_median, rung_rows
 from .tables import summaries_frame
 from .wording import ms as _ms, span as _span
 
@@ -28,7 +28,7 @@ def overload_findings(frame: pd.DataFrame) -> list[dict]:
     frame = summaries_frame(frame)
     b = rung_rows(frame, FIRST)["tail_share_preempt"] if len(frame) else pd.Series(dtype=float)
     m = tail_movers(frame)
-    before, after = _median(frame, rung_above(RUNGS, LAST)), _median(frame, LAST)
+    before, after = _p999(frame, rung_above(RUNGS, LAST)), _p999(frame, LAST)
     mids = _span(list(m["middle"].values()), _ms) if m.get("middle") else "none run"
     rows = [
         {"key": "overload_preempt", "claim": "under overload, preemption holds the baseline tail",
@@ -47,11 +47,8 @@ def overload_findings(frame: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def _median(frame, rung) -> float:
-    if not len(frame):
-        return float("nan")
-    v = rung_rows(frame, rung)["itl_p999"]
-    return float(v.median()) if len(v) else float("nan")
+def _p999(frame, rung) -> float:
+    return rung_median(frame, rung, "itl_p999")
 
 
 def past_capacity(summaries, capacity_tokens_per_s: float | None = None,
@@ -90,9 +87,9 @@ def tail_movers(summaries) -> dict:
     above = rung_above(order, LAST)
     if not {FIRST, LAST, above} <= present:
         return {"complete": False}
-    base = _median(frame, FIRST)
-    middle = {r: _median(frame, r) for r in order[1:-1] if r in present}
-    last, before = _median(frame, LAST), _median(frame, above)
+    base = _p999(frame, FIRST)
+    middle = {r: _p999(frame, r) for r in order[1:-1] if r in present}
+    last, before = _p999(frame, LAST), _p999(frame, above)
     return {"complete": True, "baseline": base, "middle": middle, "above": above, "before": before,
             "last": last, "last_moved": bool(last <= MOVED * before),
             "middle_moved": [r for r, v in middle.items() if v <= MOVED * base]}

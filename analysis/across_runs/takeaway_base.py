@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from ..core.schemes import CAUSES
@@ -38,11 +37,6 @@ def fix_step(cause: str) -> tuple[str, str]:
 
 def _by_seed(runs, rung: str, key: str) -> pd.Series:
     return pd.Series({r["seed"]: float(r[key]) for r in runs_of(runs, rung)}, dtype=float)
-
-
-def _median(runs, rung: str, key: str) -> float:
-    v = [r[key] for r in runs_of(runs, rung)]
-    return float(np.median(v)) if v else math.nan
 
 
 def fix_effects(runs) -> pd.DataFrame:

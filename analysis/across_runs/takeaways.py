@@ -18,12 +18,12 @@ from .causes import CAUSE_FIX, GONE_SHARE, band_text, cause_bands
 from .headline import count_time_split
 from .paired import paired_change, verdict_phrase
 from .rungs import FIRST, LAST
-from .select import runs_of
+from .select import rung_median, runs_of
 from .tables import METRIC_NAMES
 from .wording import median_range, ms, span
 from .verdicts import MOVED, UNJUDGED, unjudged
 from .takeaway_base import (ARTICLE_COST, COSTS, EFFECTS, FIX_RUNGS, HEADLINE, LABEL,  # noqa: F401
-                            MISSING, NAMES, _by_seed, _median, fix_effects, fix_step)
+                            MISSING, NAMES, _by_seed, fix_effects, fix_step)
 
 
 def _knob_text(knobs, rungs) -> str:
@@ -258,7 +258,7 @@ def ends_sentence(runs, metric: str = "itl_p999") -> str:
     name = METRIC_NAMES[metric]
     a0, a1 = A.LADDER[FIRST][metric][0], A.LADDER[LAST][metric][0]
     art = f"article: {ms(a0)} -> {ms(a1)}"
-    h0, h1 = _median(runs, FIRST, metric), _median(runs, LAST, metric)
+    h0, h1 = rung_median(runs, FIRST, metric), rung_median(runs, LAST, metric)
     if h0 != h0 or h1 != h1:
         return f"This build lacks an end of the ladder, so its end-to-end median {name} is not known ({art})."
     res = paired_change(_by_seed(runs, FIRST, metric), _by_seed(runs, LAST, metric), metric=metric)

@@ -237,7 +237,7 @@ def _theil_sen_at(z: np.ndarray, y: np.ndarray, c: float) -> float:
     return float(np.median(y - slope * z) + slope * c)
 
 
-def _median(x: np.ndarray) -> float:
+def _finite_median(x: np.ndarray) -> float:
     x = x[np.isfinite(x)]
     return float(np.median(x)) if len(x) else np.nan
 
@@ -285,8 +285,8 @@ def ratio_table(ours, theirs, bands: Bands = Bands()) -> pd.DataFrame:
         matched, na, nb = match(sa, za, sb, zb)
         judged = min(na, nb) >= need and np.isfinite(matched)
         rows.append({"mechanism": n, "unit": unit, "ours": ma, "ours n": len(sa), THEIRS: mb,
-                     "article n": len(sb), "ratio": ratio, "size": size_unit, "size, ours": _median(za),
-                     "size, article": _median(zb), "matched ratio": matched, "matched n": min(na, nb),
+                     "article n": len(sb), "ratio": ratio, "size": size_unit, "size, ours": _finite_median(za),
+                     "size, article": _finite_median(zb), "matched ratio": matched, "matched n": min(na, nb),
                      "agrees": bool(bands.low <= matched <= bands.high) if judged else None})
     out = pd.DataFrame(rows).set_index("mechanism")
     out["agrees"] = pd.Series([r["agrees"] for r in rows], index=out.index, dtype=object)  # True, False or None
