@@ -3,6 +3,7 @@ them: a claim the code cannot back is not on the page."""
 import numpy as np
 
 from analysis.core.overlap import overcounted
+from analysis.instrument import control_scores
 from analysis.render.pages import markdown_of
 
 
@@ -27,7 +28,14 @@ def test_checking_does_not_promise_an_answer_its_runs_may_not_hold():
     text = markdown_of("checking")
     assert "The last test then answers the question" not in text
     assert "whether\nthis build's runs hold enough of them to answer it" in text
-    assert "Between 95% and 105%" in text
+    # the two-sided bound, in the words of the bound the scoring applies
+    assert "Between {glue:text}`positive_low` and {glue:text}`positive_high`" in text
+    words = control_scores.bound_words()
+    lo, hi = (float(words[k].rstrip("%")) / 100 for k in ("positive_low", "positive_high"))
+    bound = control_scores.DEFAULT_POSITIVE_BOUND
+    assert control_scores.within([lo, hi], bound).all() and not control_scores.within([lo - 1e-3, hi + 1e-3], bound).any()
+    assert "(at most {glue:text}`negative_bound` of all gap time)" in text
+    assert float(words["negative_bound"].rstrip("%")) / 100 == control_scores.NEGATIVE_BOUND
 
 
 def test_the_report_does_not_say_the_rate_reached_the_articles_regime():

@@ -19,6 +19,7 @@ from ..core.threadclocks import step_clock_ms
 from ..core.gaps import as_log, partition_run
 from ..engine_link import CONTROLS, INJECTION_KINDS as ENGINE_INJECTION_KINDS
 from ..across_runs.summaries import per_run_cached
+from ..across_runs.wording import exact_pct
 
 # the label each injected kind must land in; the log stores the kind as its position
 # in the engine's INJECTION_KINDS
@@ -27,6 +28,13 @@ INJECTION_KINDS = tuple(ENGINE_INJECTION_KINDS)
 NEGATIVE_BOUND = 1e-4       # at most 0.01% of all gap time
 POSITIVE_BOUND = {"hog": 0.90}
 DEFAULT_POSITIVE_BOUND = 0.95
+
+
+def bound_words() -> dict[str, str]:
+    """The bounds as the chapter states them: the negative controls' ceiling and the
+    default positive bound either way (0.95: between 95% and 105%)."""
+    return {"negative_bound": exact_pct(NEGATIVE_BOUND), "positive_low": exact_pct(DEFAULT_POSITIVE_BOUND),
+            "positive_high": exact_pct(2 - DEFAULT_POSITIVE_BOUND)}
 
 
 def within(frac, bound):
