@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..core.schemes import CAUSES
 from ..engine_link import target as _target
+from .wording import pct_range
 from .rungs import (ADMIT_WATERMARK, BASELINE, BUDGET_256, COMPACT_HISTORY, GC_FREEZE, GRAPHS_48,
                     TOKENIZE_OFF_LOOP)
 
@@ -94,10 +95,6 @@ def protocol_text() -> str:
     return f"{len(SEEDS)} runs of {DURATION_S:g} s at {RATE:g} req/s per rung"
 
 
-def _pct_range(lo, hi, digits=0) -> str:
-    return f"{100 * lo:.{digits}f}-{100 * hi:.{digits}f}%"
-
-
 def _median_step(metric, before, after, digits) -> str:
     a, b = LADDER[before][metric][0], LADDER[after][metric][0]
     return f"median {a:,.{digits}f} -> {b:,.{digits}f} ms"
@@ -113,13 +110,13 @@ _DIFFER = [t for t in _TIME_LEADERS if t != "prefill"]
 # finding key -> what the article measured, in the words of the report's table
 MEASURED = {
     "fwd_clean": f"{100 * FWD_SHARE_CLEAN[0]:.0f}% in every baseline run",
-    "fwd_tail": f"{_pct_range(*FWD_SHARE_TAIL)} across baseline runs",
-    "preempt_majority": f"{len(_MAJORITY)} of {len(_PREEMPT)} runs ({_pct_range(min(_MAJORITY), max(_MAJORITY))})",
+    "fwd_tail": f"{pct_range(*FWD_SHARE_TAIL)} across baseline runs",
+    "preempt_majority": f"{len(_MAJORITY)} of {len(_PREEMPT)} runs ({pct_range(min(_MAJORITY), max(_MAJORITY))})",
     "prefill_count": f"every run ({TAIL_TOKENS_BY_PREFILL[0]}-{TAIL_TOKENS_BY_PREFILL[1]} of "
                      f"~{TAIL_TOKENS_PER_RUN:,} tail gaps)",
     "count_time": (f"leaders differ in {len(_DIFFER)} of {len(BASELINE_RUNS)} runs "
                    f"(prefill by count, {', '.join(sorted(set(_DIFFER)))} by time)"),
-    "graph_tail": f"{_pct_range(min(_GRAPH), max(_GRAPH), 1)} of tail time",
+    "graph_tail": f"{pct_range(min(_GRAPH), max(_GRAPH), 1)} of tail time",
     "graph_body": f"{100 * GRAPH_ALL_TIME_SHARE[0]:.1f}% of all gap time (median)",
     "p99_end": _median_step("itl_p99", BASELINE, ADMIT_WATERMARK, 1),
     "p999_end": _median_step("itl_p999", BASELINE, ADMIT_WATERMARK, 0),
@@ -134,7 +131,7 @@ MEASURED = {
     "watermark_ttft": "TTFT p50 rose in {} of {} runs".format(*TTFT_P50_ROSE),
     "reconcile": f"largest error {RECONCILE_MAX_ERR_MS:.1e} ms",
     "skipped": f"{SKIPPED_WITHOUT_EVICTION} unexplained gaps",
-    "overload_preempt": f"{_pct_range(*OVERLOAD['baseline_preempt_tail_share'])} of tail time",
+    "overload_preempt": f"{pct_range(*OVERLOAD['baseline_preempt_tail_share'])} of tail time",
     "overload_watermark": f"median p99.9 {OVERLOAD['p999_before_watermark_ms']:,} -> "
                           f"{OVERLOAD['p999_after_watermark_ms']:,} ms",
 }

@@ -10,7 +10,7 @@ from .criteria import (CLEAN_FORWARD_MIN, COLLAPSE, FALLS, GRAPH_TAIL_MAX, MAJOR
                        TAIL_FORWARD_MAX, TOK_TAIL_MAX)
 from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
 from .select import rung_median, rung_rows as _rung
-from .wording import ms as _ms, pct as _pct, span as _span
+from .wording import ms as _ms, share_pct, span as _span
 
 
 def _preempted(rows):
@@ -91,13 +91,8 @@ def _graph_body(f):
     if not (body > 0 or tail > 0):
         here = "no gap time at all, tail or not"
     else:
-        here = f"{_share(body)} of all gap time vs {_share(tail)} of tail time"
+        here = f"{share_pct(body)} of all gap time vs {share_pct(tail)} of tail time"
     return here, None if _no_fallback(f) else bool(body >= tail), float(body)
-
-
-def _share(x) -> str:
-    """A share, with enough digits that a small one does not print as 0.0%."""
-    return _pct(x) if x == 0 or abs(x) >= 0.001 else f"{100 * x:.1g}%"
 
 
 def _end_to_end(metric, factor):

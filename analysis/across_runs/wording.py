@@ -36,6 +36,16 @@ def pct(x) -> str:
     return f"{100 * x:.1f}%"
 
 
+def share_pct(x) -> str:
+    """A share, with enough digits that a small one does not print as 0.0%."""
+    return pct(x) if x == 0 or abs(x) >= 0.001 else f"{100 * x:.1g}%"
+
+
+def pct_range(lo, hi, digits=0) -> str:
+    """Two fractions as one percent range: (0.67, 0.96) -> '67-96%'."""
+    return f"{100 * lo:.{digits}f}-{100 * hi:.{digits}f}%"
+
+
 def exact_pct(x: float) -> str:
     """A threshold as the criteria's words give it, with the digits it needs: 0.9 -> '90%',
     0.001 -> '0.1%'."""

@@ -59,7 +59,7 @@ def summarize(log_or_path, scheme: str | Scheme = "article", gaps=None) -> dict:
         "itl_p50": float(p50), "itl_p90": float(p90),
         "itl_p99": float(p99), "itl_p999": float(p999),
         "itl_max": float(gap.max()),
-        "ttft_p50": _pct(ttft, 50), "ttft_p99": _pct(ttft, 99),
+        "ttft_p50": _percentile(ttft, 50), "ttft_p99": _percentile(ttft, 99),
         "tail_share": _shares(parts[tail], gap[tail].sum(), labels),
         "all_share": all_share,
         "tail_count": _count_by(code[tail], names, causes + [CLEAN]),
@@ -145,7 +145,7 @@ def _shares(parts, total, labels) -> dict:
     return {lab: float(sums[j] / total) for j, lab in enumerate(labels)}
 
 
-def _pct(x, q) -> float:
+def _percentile(x, q) -> float:
     return float(np.percentile(x, q)) if len(x) else float("nan")
 
 
