@@ -141,3 +141,24 @@ def test_public_api_of_the_design_is_importable_from_analysis():
     for name in ("load", "Partitioner", "partition_run", "summarize", "RunLog", "FirstVersionPartitioner",
                  "ladder_table", "tail_share_table", "summaries_frame", "text_histogram", "paired_change"):
         assert callable(getattr(analysis, name)), name
+
+
+def _module_names(package: Path) -> dict:
+    """Every module and subpackage under ``package`` by its last name -> where it is."""
+    out = {}
+    for p in package.rglob("*.py"):
+        if "__pycache__" not in p.parts and p.stem not in ("__init__", "__main__"):
+            out.setdefault(p.stem, []).append(p.relative_to(ROOT).as_posix())
+    for d in package.rglob("__init__.py"):
+        if d.parent != package:
+            out.setdefault(d.parent.name, []).append(d.parent.relative_to(ROOT).as_posix())
+    return out
+
+
+def test_no_analysis_module_shares_a_name_with_an_engine_module():
+    """``runs`` or ``sweep`` on both sides read as one thing; a name says which side it is."""
+    engine_names, analysis_names = _module_names(ROOT / "engine"), _module_names(PACKAGE)
+    shared = {name: engine_names[name] + analysis_names[name] for name in set(engine_names) & set(analysis_names)}
+    assert not shared, f"same name in engine and analysis: {shared}"
+    twice = {name: where for name, where in analysis_names.items() if len(where) > 1}
+    assert not twice, f"same name twice in analysis: {twice}"
