@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 DEFAULT_LOG = SHARED / "golden" / "ladder-r7.5-baseline__s1.npz"
 ARTICLE = SHARED / "seed" / "000_6ff97997f1f5eff0.txt"
-LISTINGS = {  # as tests/test_article_compat.py cuts them
+LISTINGS = {  # as tests/analysis/test_article_compat.py cuts them
     "attribution.py": ("attribution.py — the exclusive gap partitioner\n", "test_attribution.py — unit tests"),
     "analyze.py": ("analyze.py — recomputes every number from the raw logs\n", "DEV Community"),
 }
@@ -138,7 +138,7 @@ def per_gap_loop(analysis, log):
     rows = []
     for rid, tokens in by_request.items():
         ev = evictions.get(rid, ())
-        for (ta, ka), (tb, kb) in zip(tokens, tokens[1:]):
+        for (ta, _), (tb, _) in zip(tokens, tokens[1:]):
             parts, ctx = part.gap(ta, tb, ev)
             gap = (tb - ta) * 1e3
             rows.append((gap, parts, ctx, analysis.primary_cause(gap, parts)))
