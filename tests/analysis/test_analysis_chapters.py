@@ -87,22 +87,6 @@ def test_overhead_goal_and_pairs():
     assert overhead.overhead_pairs(specs) == [(1, "a1", "f1"), (2, "a2", "f2")]
 
 
-def test_summaries_cache_key_covers_subpackages(tmp_path, monkeypatch):
-    from analysis.runs import summaries
-    for rel in ("__init__.py", "core/gaps.py"):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("x = 1\n")
-    monkeypatch.setattr(summaries, "ANALYSIS_DIR", tmp_path)
-    summaries.analysis_code_version.cache_clear()
-    before = summaries.analysis_code_version()
-    (tmp_path / "core" / "gaps.py").write_text("x = 2\n")
-    summaries.analysis_code_version.cache_clear()
-    try:
-        assert summaries.analysis_code_version() != before
-    finally:
-        summaries.analysis_code_version.cache_clear()
-
-
 def test_per_run_results_are_computed_once_and_read_back_alike(tmp_path, monkeypatch):
     import numpy as np
     from analysis.runs import summaries
