@@ -1,4 +1,5 @@
-"""analysis.stats on synthetic runs whose answer is known (fast: pure numpy, no engine runs)."""
+"""The paired statistics (paired.py, signflip.py) on synthetic runs whose answer is known
+(fast: pure numpy, no engine runs)."""
 import io
 import itertools
 import math

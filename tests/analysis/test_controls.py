@@ -1,4 +1,4 @@
-"""The instrument's controls (issue 5), run through the real engine at smoke size.
+"""The instrument's controls, run through the real engine at smoke size.
 
 Negative: a cause that cannot happen is charged at most 0.01% of all gap time by the
 refined scheme. Positive: at least 95% of each injected stall (90% of the CPU hog's)

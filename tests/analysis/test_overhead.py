@@ -1,4 +1,4 @@
-"""The tagging-overhead analysis (issue 5): what the thread clocks cost, counted from the
+"""The tagging-overhead analysis: what the thread clocks cost, counted from the
 logs of the overhead pair at smoke size. Counts and arithmetic only; the <1% goal is a
 timing result and is met in benchmarks/bench_tagging.py, not here."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Issue 13: the cache never serves a damaged entry, never leaves a killed writer's temp
+"""The cache never serves a damaged entry, never leaves a killed writer's temp
 file, measures one thing at a time per cache folder, works read-only when warm, and
 says clearly when the disk fills."""
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _identity(path: Path) -> tuple:
     return st.st_ino, st.st_mtime_ns, st.st_size
 
 
-# ---------------------------------------------------------------- item 1: verified on read
+# ---------------------------------------------------------------- verified on read
 def test_raw_log_check_catches_truncation_bit_flips_and_missing_arrays(smoke_log, tmp_path):
     from engine.runs.cache import raw_log_problem
     good = tmp_path / "good.npz"
@@ -188,7 +188,7 @@ def test_killed_run_leaves_no_entry_and_its_temp_file_is_swept(tmp_path, phase):
     assert len(list(runs.glob("*.npz"))) == 1
 
 
-# ---------------------------------------------------------------- item 2: one measuring process per cache
+# ---------------------------------------------------------------- one measuring process per cache
 HOLD = textwrap.dedent("""
     import sys, time
     from engine.runs import cache
@@ -263,7 +263,7 @@ def test_two_cli_runs_of_one_spec_measure_it_once(tmp_path):
     assert f"waiting for pid {first.pid} (run 'baseline' seed 2 @ 10.00 req/s, 2 s" in err2
 
 
-# ---------------------------------------------------------------- item 3: a warm cache, read-only
+# ---------------------------------------------------------------- a warm cache, read-only
 def test_warm_read_only_cache_is_reused_and_missing_work_names_the_folder(smoke_log, tmp_path):
     cache = read_only(smoke_log.parent.parent, tmp_path / "ro")
     env = {**os.environ, "ITL_CACHE_DIR": str(cache)}
@@ -279,7 +279,7 @@ def test_warm_read_only_cache_is_reused_and_missing_work_names_the_folder(smoke_
                            f"run 'baseline' seed 9 @ 14.00 req/s, 4 s is not cached and must be measured there")
 
 
-# ---------------------------------------------------------------- item 4: a full disk
+# ---------------------------------------------------------------- a full disk
 class _FullDisk:
     """A file whose writes stop half way with ENOSPC, as on a full disk."""
 
