@@ -1,8 +1,8 @@
 """Shared fixtures: a tiny real run, made once per session in its own cache folder.
 
-Helpers the test modules share are in the ``support`` package beside this file (the
-tests folder is on the path: pyproject's ``pythonpath``); a test module never imports
-another test module.
+Helpers the test modules share are in the ``tests.support`` package; a test module
+never imports another test module. ``tests`` is a package, so pytest puts the repository
+root on the path (never tests/, whose engine/ and analysis/ would shadow the packages).
 
 Every test, the book's smoke build and the engine fixtures share one session-scoped
 temporary cache (ITL_CACHE_DIR is set for the whole session), so the tests never read
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ci_skips import pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary  # noqa: F401  (hooks)
-from support.book import smoke_build
-from support.cli import PRESSURED, engine_cli
+from tests.ci_skips import pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary  # noqa: F401  (hooks)
+from tests.support.book import smoke_build
+from tests.support.cli import PRESSURED, engine_cli
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -12,7 +12,7 @@ from analysis.runs import causes, ladder, paired
 from analysis.runs.tables import METRIC_NAMES
 from analysis.runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS
 from analysis.runs.select import rung_above
-from support.summaries import article_like, fake
+from tests.support.summaries import article_like, fake
 
 
 def test_rung_names_come_from_the_engine_ladder_in_order():

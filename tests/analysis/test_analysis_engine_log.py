@@ -1,6 +1,6 @@
 """The analysis on a real run of our own engine, with every mechanism firing."""
 import analysis
-from support.golden import assert_paths_agree
+from tests.support.golden import assert_paths_agree
 
 
 def test_whole_run_path_equals_scalar_on_every_gap_of_a_real_run(pressured_log):

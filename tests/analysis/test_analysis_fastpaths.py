@@ -14,7 +14,7 @@ from analysis.core.npz import read_npz
 from analysis.core.ranges import concat_ranges
 from analysis.core.summary import HIST_BINS, cause_histogram
 from analysis.core.timeline import RateTimeline
-from support.paths import GOLDEN_LOGS
+from tests.support.paths import GOLDEN_LOGS
 
 
 

@@ -19,8 +19,8 @@ import pytest
 import analysis
 from analysis import LABELS
 
-from support.golden import assert_paths_agree
-from support.paths import GOLDEN, GOLDEN_LOGS as LOGS
+from tests.support.golden import assert_paths_agree
+from tests.support.paths import GOLDEN, GOLDEN_LOGS as LOGS
 
 
 def test_the_golden_logs_are_in_the_repository():

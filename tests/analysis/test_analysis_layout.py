@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.paths import REPO
+from tests.support.paths import REPO
 
 ROOT = REPO
 PACKAGE = ROOT / "analysis"

@@ -8,7 +8,7 @@ import analysis
 from analysis import RawLogError, load
 from analysis.core.synthetic import runlog_from_steps
 
-from support.paths import GOLDEN_LOGS
+from tests.support.paths import GOLDEN_LOGS
 
 
 def small_arrays():

@@ -3,7 +3,7 @@ import pytest
 
 from analysis.runs import findings as report
 
-from support.summaries import article_like, fake
+from tests.support.summaries import article_like, fake
 
 RUNGS = ["baseline", "+gc.freeze", "+compact history", "+graphs to 48", "+budget 256",
          "+tokenize off-loop", "+admit watermark"]

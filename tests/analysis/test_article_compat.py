@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from support.paths import SHARED
+from tests.support.paths import SHARED
 
 ARTICLE = SHARED / "seed" / "000_6ff97997f1f5eff0.txt"
 LISTINGS = {  # file name -> (heading that opens it, text that follows it)

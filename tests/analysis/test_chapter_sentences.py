@@ -10,7 +10,7 @@ from analysis.core.schemes import REFINED
 from analysis.instrument import control_scores, fidelity
 from analysis.runs import anatomy, ladder, paired, scheme_compare, scope
 from analysis.runs.rungs import ADMIT_WATERMARK, FIRST, GC_FREEZE, RUNGS, TOKENIZE_OFF_LOOP
-from support.summaries import article_like, fake
+from tests.support.summaries import article_like, fake
 
 
 # ---------------------------------------------------------------- decomposed: any rung

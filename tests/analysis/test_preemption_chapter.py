@@ -13,7 +13,7 @@ from analysis.core.synthetic import runlog_from_steps
 from analysis.runs import preemption as P
 from analysis.runs import preemption_text as T
 from engine.runs import preemption as EP
-from support.cli import PRESSURED, engine_cli
+from tests.support.cli import PRESSURED, engine_cli
 
 RECOMPUTE = EP.recompute_available()
 NEEDS_RECOMPUTE = pytest.mark.skipif(

@@ -14,7 +14,7 @@ import pytest
 import analysis
 from analysis.core.columns import EVICT, GC, SEG
 from analysis.core.schemes import get_scheme
-from support.paths import GOLDEN_LOGS
+from tests.support.paths import GOLDEN_LOGS
 
 TOL_MS = 1e-6          # float rounding of sums of seconds over a 60 s run, in ms
 

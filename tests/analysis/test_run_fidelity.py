@@ -5,7 +5,7 @@ import pytest
 from analysis.instrument import run_fidelity as R
 from analysis.instrument import run_fidelity_page as P
 
-from support.paths import GOLDEN
+from tests.support.paths import GOLDEN
 
 ARTICLE_LOG = GOLDEN / "ladder-r7.5-baseline__s1.npz"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import analysis
 from analysis.render import pages
 from analysis.runs import code_key, summaries, takeaways
-from support.paths import REPO
+from tests.support.paths import REPO
 
 
 def test_the_summary_cache_key_follows_the_code_that_computes_a_summary(tmp_path, monkeypatch):

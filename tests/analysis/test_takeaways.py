@@ -11,7 +11,7 @@ from analysis.runs import article as A
 from analysis.runs import paired, takeaways as T
 from analysis.runs.rungs import (ADMIT_WATERMARK, BASELINE, COMPACT_HISTORY, LAST, RUNGS,
                                  TOKENIZE_OFF_LOOP)
-from support.summaries import article_like
+from tests.support.summaries import article_like
 
 SIX = (1, 2, 3, 4, 5, 6)          # six identical paired seeds reach p = 2/64: "established"
 

@@ -10,7 +10,7 @@ from analysis.render import pages
 from analysis.runs import findings as F
 from analysis.runs import takeaways
 from analysis.runs.verdicts import LEADS
-from support.summaries import article_like
+from tests.support.summaries import article_like
 
 WORD_OF_LEAD = {v: k for k, v in LEADS.items()}
 

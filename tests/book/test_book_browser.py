@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from support.book import Chromium, StaticServer, find_chromium, toc_docnames
+from tests.support.book import Chromium, StaticServer, find_chromium, toc_docnames
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (apt-get install -y chromium)")

@@ -17,8 +17,8 @@ import nbformat
 import pytest
 import yaml
 
-from support.book import JUPYTER_BOOK, REPO, chapter_notebooks, copy_book_sources, run_build, toc_docnames
-from support.readonly import read_only, read_only_preexec
+from tests.support.book import JUPYTER_BOOK, REPO, chapter_notebooks, copy_book_sources, run_build, toc_docnames
+from tests.support.readonly import read_only, read_only_preexec
 
 TRACEBACK_MARKERS = ("Traceback (most recent call last)", "ExecutionError", "CellExecutionError")
 # Sphinx's own format ("file:line: WARNING: ..." or "WARNING: ..."). Python logging lines

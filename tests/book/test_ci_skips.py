@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from ci_skips import CI_MAY_SKIP, unexpected_skips
-from support.paths import REPO
+from tests.ci_skips import CI_MAY_SKIP, unexpected_skips
+from tests.support.paths import REPO
 
 KNOWN = next(iter(CI_MAY_SKIP)).partition("::")[0].removeprefix("tests/")   # a file allowed to skip
 SKIPS = "import pytest\n\ndef test_passes():\n    pass\n\ndef test_skips():\n    pytest.skip('no data')\n"
@@ -32,8 +32,8 @@ def test_every_known_skip_names_a_test_file_that_exists():
 def test_an_unknown_skip_fails_the_session_in_ci(tmp_path, ci, name, fails):
     (tmp_path / "tests" / name).parent.mkdir(parents=True)
     (tmp_path / "tests" / name).write_text(SKIPS)
-    env = {**os.environ, "CI": ci, "PYTHONPATH": str(REPO / "tests")}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "ci_skips",
+    env = {**os.environ, "CI": ci, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.ci_skips",
                            "--rootdir", str(tmp_path), f"tests/{name}"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert (proc.returncode != 0) == fails, proc.stdout

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from support.paths import REPO
+from tests.support.paths import REPO
 
 _spec = importlib.util.spec_from_file_location("exec_cache", REPO / "book" / "_ext" / "exec_cache.py")
 exec_cache = importlib.util.module_from_spec(_spec)

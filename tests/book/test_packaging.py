@@ -5,7 +5,7 @@ import tomllib
 
 from packaging.requirements import Requirement
 
-from support.paths import REPO
+from tests.support.paths import REPO
 
 
 def _pins() -> dict:

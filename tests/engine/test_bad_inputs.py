@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from support.cli import engine_cli
+from tests.support.cli import engine_cli
 from engine.serve.config import Config, Injection
 
 RUN = ["--seed", "1", "--duration", "2", "--rate", "5"]

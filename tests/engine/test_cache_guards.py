@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from support.paths import GOLDEN_LOGS, REPO
+from tests.support.paths import GOLDEN_LOGS, REPO
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from support.cli import engine_cli
-from support.paths import REPO
-from support.readonly import read_only, read_only_preexec
+from tests.support.cli import engine_cli
+from tests.support.paths import REPO
+from tests.support.readonly import read_only, read_only_preexec
 
 RUN = ["run", "baseline", "--seed", "1", "--duration", "4", "--rate", "14"]       # the smoke_log's spec
 

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from support.cli import engine_cli
+from tests.support.cli import engine_cli
 
 ARTICLE_ARRAYS = {"steps": 7, "segs": 4, "gcs": 3, "emissions": 3, "evictions": 3, "requests": 5, "trace": 4}
 

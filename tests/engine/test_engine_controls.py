@@ -11,7 +11,7 @@ from engine.serve.config import Config, Injection
 from engine.controls import POSITIVE, overhead_configs
 from engine.serve.workload import Workload, make_trace
 
-from support.cli import engine_cli
+from tests.support.cli import engine_cli
 
 
 def test_config_with_injections_round_trips():

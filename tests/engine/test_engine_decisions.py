@@ -9,7 +9,7 @@ import pytest
 from engine import decisions as D
 from engine.serve.config import Config
 
-from support.paths import DATA as TEST_DATA
+from tests.support.paths import DATA as TEST_DATA
 
 DATA = TEST_DATA / "decisions"
 CASES = D.cases()

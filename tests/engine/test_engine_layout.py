@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from support.paths import REPO
+from tests.support.paths import REPO
 
 ENGINE = REPO / "engine"
 SERVE = ENGINE / "serve"

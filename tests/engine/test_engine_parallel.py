@@ -17,7 +17,7 @@ from engine.runs.execute import ensure_runs
 from engine.runs.order import blocked_order
 from engine.runs.workers import deal_blocks
 
-from support.paths import REPO
+from tests.support.paths import REPO
 
 TWO_CORES = len(topology.measuring_cpus()) >= 2
 needs_two = pytest.mark.skipif(not TWO_CORES, reason="needs two physical cores to pin two workers")
