@@ -5,8 +5,8 @@ codes and units (seconds since engine start).  Our engine adds ``schema_version`
 (0-d int: 3 from the current writer, engine/serve/rawlog.py; 1 and 2 from earlier
 ones, DESIGN.md says what each added) and ``provenance`` (0-d JSON string); the
 article's logs have neither and are schema 0.  Any other array is kept, untouched,
-in ``RunLog.extras``.  What a log must satisfy, and the
-errors that name what it breaks, are in contract.py.
+in ``RunLog.extras``.  What a log must satisfy, and the errors that name what it
+breaks, are in contract.py.
 """
 from __future__ import annotations
 
