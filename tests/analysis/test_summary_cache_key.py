@@ -1,16 +1,16 @@
 """The summaries cache is keyed by the code that computes a summary (analysis/runs/code_key.py),
 so a sentence fix re-executes the chapters but recomputes no summary."""
-import json
-import os
 import shutil
-import subprocess
 import sys
+import threading
 from pathlib import Path
+
+import pytest
 
 import analysis
 from analysis.render import pages
 from analysis.runs import code_key, summaries, takeaways
-from tests.support.paths import REPO
+from tests.support.paths import GOLDEN_LOGS
 
 
 def test_the_summary_cache_key_follows_the_code_that_computes_a_summary(tmp_path, monkeypatch):
@@ -38,22 +38,32 @@ def test_the_summary_cache_key_follows_the_code_that_computes_a_summary(tmp_path
         code_key.code_key.cache_clear()
 
 
-def test_the_summary_key_covers_every_analysis_module_a_summary_loads():
-    """The import scan misses nothing a summary runs: in a fresh process, every analysis
-    module loaded by importing the summaries cache and summarizing a log is in its key."""
-    code = ("import sys, json\n"
-            "from analysis.runs import summaries\n"
-            "from analysis.core.synthetic import runlog_from_steps\n"
-            "steps = [{'t0': 0.0, 't1': 0.01, 'n_decode': 1, 'graph': 1, 'seg': [('decode', 0.0, 0.01)]},\n"
-            "         {'t0': 0.01, 't1': 0.02, 'n_decode': 1, 'graph': 1, 'seg': [('decode', 0.01, 0.02)]}]\n"
-            "log = runlog_from_steps(steps, emissions=[(0, 0.01), (0, 0.02), (0, 0.021)])\n"
-            "from analysis.core.summary import summarize\n"
-            "summarize(log)\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'analysis')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(REPO)}).stdout
-    loaded = set(json.loads(out))
-    keyed = set(code_key.modules_of(summaries.__name__))
-    packages = {"analysis", "analysis.runs"}               # entered on the way, their code runs no summary
-    assert loaded - packages <= keyed, sorted(loaded - packages - keyed)
-    assert "analysis.core.summary" in keyed and not any(m.startswith("analysis.render") for m in keyed)
+def _files_run_by(call) -> set:
+    """The files of every Python function called during ``call()``, helper threads included."""
+    ran = set()
+
+    def note(frame, event, arg):
+        if event == "call":
+            ran.add(frame.f_code.co_filename)
+
+    sys.setprofile(note)
+    threading.setprofile(note)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    return {Path(f).resolve() for f in ran}
+
+
+@pytest.mark.parametrize("scheme", ["article", "refined"])
+def test_every_analysis_module_a_summary_runs_is_in_its_key(scheme, request):
+    """The import scan misses nothing a summary runs: every analysis file whose code runs
+    while a raw log is read, checked and summarized is in the summaries' key. The article
+    scheme on a golden log (the article engine's), the refined one on a run of ours."""
+    from analysis.core.summary import summarize
+    path = GOLDEN_LOGS[0] if scheme == "article" else request.getfixturevalue("smoke_log")
+    real = Path(analysis.__file__).resolve().parent
+    ran = {f for f in _files_run_by(lambda: summarize(path, scheme=scheme)) if f.is_relative_to(real)}
+    keyed = {f.resolve() for f in code_key.modules_of(summaries.__name__).values()}
+    assert ran and ran <= keyed, sorted(str(f.relative_to(real)) for f in ran - keyed)
