@@ -2,7 +2,7 @@
 summarize a run, and compare runs across the fix ladder.
 
 Scalar, readable reference: ``Partitioner(...).gap(...)``.  Whole-run, vectorized:
-``partition_run(log)``.  They agree on every gap (tests/test_analysis_*).
+``partition_run(log)``.  They agree on every gap (tests/analysis/test_analysis_*).
 
 Four subpackages, imports going one way (README, "Layout"): ``core`` (the method,
 numpy only) <- ``across_runs`` <- ``instrument`` (the instrument checked) <-
@@ -30,7 +30,7 @@ _LAZY = {
     "text_histogram": ".render.texthist",
 }
 
-__all__ = [
+__all__ = [  # noqa: PLE0604  (*_LAZY adds the lazy names, _LAZY's keys: strings)
     "ARTICLE", "Baseline", "CAUSES", "CLEAN", "FirstVersionPartitioner", "HIST_BINS", "LABELS",
     "Partitioner", "RawLogError", "RunLog", "SCHEMES", "Scheme", "evictions_by_request",
     "fit_baseline", "get_scheme", "load", "partition_gaps", "partition_run", "primary_cause",

@@ -79,7 +79,7 @@ def fault_study(seed: int, duration: float, rate: float) -> str:
     for eager, lo, hi in [(0, s, s) for s in sizes] + [(1, 33, 40), (1, 41, 48)]:
         label = f"captured {lo}" if not eager else f"eager {lo}-{hi}"
         cells = ""
-        for side, a in got.items():
+        for a in got.values():
             pick = (a[:, 0] == eager) & (a[:, 1] >= lo) & (a[:, 1] <= hi)
             cells += (f"{pick.sum():>13}{np.median(a[pick, 2]) if pick.any() else np.nan:>10.3f}"
                       f"{a[pick, 3].mean() if pick.any() else np.nan:>13.1f}")

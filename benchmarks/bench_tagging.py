@@ -4,7 +4,7 @@ Runs the baseline rung with both kinds of tagging for each seed, back to back, e
 fresh single-threaded subprocess (through the run cache), then prints per seed the
 median time of like steps (pure decode at the most common padded size) under each, their ratio, and
 the direct estimate: reads per step times the cost of a read, over the median step.
-The goal (issue 5) is under 1% of the median step.
+The goal, set when the thread clocks were added, is under 1% of the median step.
 
     python benchmarks/bench_tagging.py [--seeds 1 2 3] [--duration 20] [--rate R]
 """

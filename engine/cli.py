@@ -39,7 +39,7 @@ def _positive(kind, upper=math.inf):
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
         if not (math.isfinite(value) and 0 < value <= upper):
             raise argparse.ArgumentTypeError(f"must be a finite number in (0, {upper:g}], got {text!r}")
         return value
@@ -61,7 +61,7 @@ def _json_object(text):
     try:
         value = json.loads(text)
     except ValueError as e:
-        raise argparse.ArgumentTypeError(f"not valid JSON ({e})")
+        raise argparse.ArgumentTypeError(f"not valid JSON ({e})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
     return value

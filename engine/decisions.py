@@ -13,7 +13,7 @@ to the engine's structure can be checked to leave them untouched:
   injections   kind, step, victim
 
 `python -m engine.decisions --write tests/data/decisions` rewrites the records; the
-tests compare against them (tests/test_engine_decisions.py).
+tests compare against them (tests/engine/test_engine_decisions.py).
 """
 from __future__ import annotations
 

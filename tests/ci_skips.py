@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 CI_MAY_SKIP = {   # node id prefix -> why it may skip in CI
-    "tests/test_article_compat.py::": "needs the article's text in ../shared/seed, outside the repository",
+    "tests/analysis/test_article_compat.py::": "needs the article's text in ../shared/seed, outside the repository",
 }
 _skipped: list[str] = []
 

@@ -1,36 +1,21 @@
 """Shared fixtures: a tiny real run, made once per session in its own cache folder.
 
+Helpers the test modules share are in the ``tests.support`` package; a test module
+never imports another test module. ``tests`` is a package, so pytest puts the repository
+root on the path (never tests/, whose engine/ and analysis/ would shadow the packages).
+
 Every test, the book's smoke build and the engine fixtures share one session-scoped
 temporary cache (ITL_CACHE_DIR is set for the whole session), so the tests never read
 or write the user's cache and the control runs the book needs are measured once.
 """
-import ctypes
 import os
-import shutil
-import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from ci_skips import pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary  # noqa: F401  (hooks)
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"      # the article's text lives here, outside the repository
-# The article engine's own timing logs, each beside the JSON its analysis script printed:
-# part of the repository, so the tests that read them run on every fresh clone.
-GOLDEN = REPO / "tests" / "data" / "golden"
-GOLDEN_LOGS = sorted(GOLDEN.glob("*.npz"))
-
-
-def engine_cli(*args, cache_dir, timeout=300, check=True):
-    env = {**os.environ, "ITL_CACHE_DIR": str(cache_dir), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-m", "engine", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"engine {args} failed ({proc.returncode}):\n{proc.stderr}")
-    return proc
+from tests.ci_skips import pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary  # noqa: F401  (hooks)
+from tests.support.book import smoke_build
+from tests.support.cli import PRESSURED, engine_cli
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,33 +31,12 @@ def run_cache(tmp_path_factory):
         os.environ["ITL_CACHE_DIR"] = old
 
 
-def read_only(src: Path, dest: Path) -> Path:
-    """A copy of a folder tree with every write bit cleared."""
-    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".measuring.lock"))
-    for p in [dest, *dest.rglob("*")]:
-        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    return dest
-
-
-def read_only_preexec() -> None:
-    """In a child about to exec: make permission bits bind even for root, by dropping
-    CAP_DAC_OVERRIDE and CAP_FOWNER from the bounding set (a no-op for other users)."""
-    if os.geteuid() == 0:
-        libc = ctypes.CDLL(None, use_errno=True)
-        for cap in (1, 3):                      # CAP_DAC_OVERRIDE, CAP_FOWNER
-            if libc.prctl(24, cap, 0, 0, 0) != 0:    # PR_CAPBSET_DROP
-                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
-
-
 @pytest.fixture(scope="session")
 def smoke_log(run_cache) -> Path:
     """A 4 s baseline run at a rate that makes preemption and eager steps likely."""
     proc = engine_cli("run", "baseline", "--seed", "1", "--duration", "4", "--rate", "14",
                       cache_dir=run_cache)
     return Path(proc.stdout.strip().splitlines()[-1])
-
-
-PRESSURED = '{"name": "pressured", "kv_blocks": 250, "capture_sizes": [1, 2, 4, 8]}'
 
 
 @pytest.fixture(scope="session")
@@ -92,3 +56,20 @@ def control_logs(run_cache) -> dict:
     specs = engine.control_specs("smoke")
     engine.ensure_runs(specs, progress=False)
     return {s.rung: s.path for s in specs}
+
+
+@pytest.hookimpl(tryfirst=True)      # before -m deselects by marker
+def pytest_collection_modifyitems(items):
+    """A test that reads the smoke build is slow (a cold build takes minutes): marked here,
+    once, so ``-m "not slow"`` leaves out every one of them."""
+    for item in items:
+        if "smoke_book" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def smoke_book():
+    """The book built once per session in the smoke profile (tests/book; marked slow)."""
+    b = smoke_build()
+    assert b.returncode == 0, f"smoke build failed ({b.returncode}):\n{b.output[-6000:]}"
+    return b

@@ -84,8 +84,8 @@ OVERLOAD = {"baseline_preempt_tail_share": (0.67, 0.96), "middle_rungs_p999_ms":
             "p999_before_watermark_ms": 1022, "p999_after_watermark_ms": 56,
             "ttft_p50_s": (2, 17)}
 
-# Not in the article: issue 5's reference measurement of the article's own engine with an
-# unbounded KV pool (zero evictions), share of all gap time its tags charged to preempt.
+# Not in the article: this project's reference measurement of the article's own engine with
+# an unbounded KV pool (zero evictions), share of all gap time its tags charged to preempt.
 UNBOUNDED_POOL_PREEMPT_SHARE = 0.005
 
 

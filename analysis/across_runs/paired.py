@@ -14,7 +14,7 @@ import pandas as pd
 from .hosts import refuse_mixed_cpus
 from .signflip import ALPHA, VERDICTS, min_p, seeds_needed, sign_flip, verdict
 from .tables import METRIC_NAMES
-from .verdicts import NO_CHANGE, UNJUDGED, interval_text, paired_reason, paired_word, unjudged
+from .verdicts import NO_CHANGE, UNJUDGED, interval_text, paired_reason, paired_word
 
 METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max", "ttft_p50")
 END_TO_END = "end to end"

@@ -6,8 +6,6 @@ that was not measured.
 """
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from .preemption_modes import HALF, ONSET_PER_MIN

@@ -1,17 +1,16 @@
-"""Summaries of many runs, for the book: cached per raw log and analysis code version.
+"""Summaries of many runs, for the book: cached per raw log and the code that computes them.
 
 A chapter summarizes dozens of 60 s runs; doing that from scratch on every build would
 dominate a warm rebuild. Each summary (and any other per-run result a chapter reads on
 every build, per_run_cached) is stored as JSON beside the run cache, keyed by the raw
 log's file name (a hash of what the run was asked to do), its size and time of writing
-(which tell apart two runs made under one name) and a hash of this package's code, so a
-change to the analysis never serves an old number. Writes are atomic.
+(which tell apart two runs made under one name) and a hash of the analysis modules the
+computation imports (code_key.py), so a change to the method never serves an old number
+and a fixed word in a sentence recomputes none. Writes are atomic.
 """
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import json
 import warnings
 from pathlib import Path
@@ -21,19 +20,8 @@ import numpy as np
 from ..core.gaps import partition_run
 from ..core.summary import summarize
 from ..engine_link import CacheWarning, cache_dir, write_atomic_text
+from .code_key import code_key
 from .hosts import read_where
-
-ANALYSIS_DIR = Path(__file__).resolve().parent.parent
-
-
-@functools.cache                       # the code does not change under a running process
-def analysis_code_version() -> str:
-    """Hash of every module of the analysis package, subpackages included."""
-    h = hashlib.sha256()
-    for p in sorted(ANALYSIS_DIR.rglob("*.py")):
-        h.update(p.relative_to(ANALYSIS_DIR).as_posix().encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
 
 
 SUMMARY_KEYS = ("reconcile_max_err_ms",)     # present in every summary, whatever the scheme
@@ -60,14 +48,16 @@ def read_cached(out: Path, required=()):
 
 
 def per_run_cached(path, kind: str, compute, default=None, required=()):
-    """``compute()`` (JSON-able) once per (raw log, kind, analysis code), stored beside the
-    run cache; a miss returns the same JSON round trip as a hit. A stored entry that does
+    """``compute()`` (JSON-able) once per (raw log, kind, code that computes it: the
+    analysis modules that ``compute``'s module imports), stored beside the run cache; a
+    miss returns the same JSON round trip as a hit. A stored entry that does
     not read back (or lacks a ``required`` key) is reported and recomputed. Storing is best
     effort: on a read-only or full cache folder the result is computed, not kept (warned
     once). ``default``: how json writes what it cannot (NumPy scalars as their numbers)."""
     path = Path(path)
     folder = cache_dir() / "summaries"
-    out = folder / f"{path.stem}__{kind}__{analysis_code_version()}__{_identity(path)}.json"
+    code = code_key(getattr(compute, "__module__", None))
+    out = folder / f"{path.stem}__{kind}__{code}__{_identity(path)}.json"
     if (cached := read_cached(out, required)) is not None:
         return cached
     text = json.dumps(compute(), default=default or _plain)
@@ -98,7 +88,7 @@ def _plain(value):
 
 
 def summary_cached(path, scheme: str = "article") -> dict:
-    """summarize(path), computed once per (raw log, scheme, analysis code)."""
+    """summarize(path), computed once per (raw log, scheme, code it runs)."""
     return per_run_cached(path, scheme, lambda: summarize(path, scheme=scheme), default=float,
                           required=SUMMARY_KEYS)
 
@@ -109,7 +99,7 @@ def run_summaries(specs, scheme: str = "article") -> list[dict]:
     out = []
     for s in specs:
         summary = summary_cached(s.path, scheme)
-        where = per_run_cached(s.path, "where", lambda: read_where(s.path))
+        where = per_run_cached(s.path, "where", lambda: read_where(s.path))  # noqa: B023  (called before the loop moves on)
         out.append({**summary, "rung": s.rung, "seed": s.seed, "rate": s.rate,
                     "group": getattr(s, "group", "ladder"), "path": str(s.path), **where})
     return out
@@ -125,7 +115,7 @@ def prefix_percentiles(specs, windows, metrics=(("itl_p999", 99.9), ("itl_max", 
     that ended within the first `w` seconds of arrivals, for each w in `windows`.
 
     One row per (run, window) with rung, seed and duration=w, the shape that
-    stats.seed_subsample_intervals(..., by="duration") takes, so the book can show how
+    paired.seed_subsample_intervals(..., by="duration") takes, so the book can show how
     run length, not only the number of seeds, narrows an interval."""
     def one_run(path) -> list[dict]:
         gaps = run_gaps(path)
@@ -137,5 +127,5 @@ def prefix_percentiles(specs, windows, metrics=(("itl_p999", 99.9), ("itl_max", 
         return out
 
     kind = "prefix-" + "-".join(f"{w:g}" for w in windows) + "-" + "-".join(f"{n}@{q:g}" for n, q in metrics)
-    return [{"rung": s.rung, "seed": s.seed, **row}
-            for s in specs for row in per_run_cached(s.path, kind, lambda: one_run(s.path))]
+    return [{"rung": s.rung, "seed": s.seed, **row}     # each lambda is called before the next s
+            for s in specs for row in per_run_cached(s.path, kind, lambda: one_run(s.path))]  # noqa: B023

@@ -1,4 +1,4 @@
-"""The raw log's column layout (DESIGN.md, raw-log contract), by name.
+"""The raw log's column layout (DESIGN.md, "The raw log"), by name.
 
 ``COLUMNS`` lists each 2-d array's columns in file order; ``STEP.graph``,
 ``SEG.kind`` and the like are their positions, so code reads ``steps[:, STEP.graph]``

@@ -1,4 +1,5 @@
-"""The raw-log contract's checks (DESIGN.md): what a raw log must satisfy to be read.
+"""The raw-log contract's checks (DESIGN.md, "What a log must satisfy"): what a raw log
+must satisfy to be read.
 
 Everything downstream assumes the timeline is physically possible: steps in order
 and disjoint, segments inside their step, GC pauses disjoint, a request's evictions

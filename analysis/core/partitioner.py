@@ -149,7 +149,7 @@ class Partitioner:
                 raise ValueError(f"step {i}: {kind} segment [{a}, {b}] lies outside the step [{t0}, {t1}]")
             segs.append((kind, a, b))
         segs.sort(key=lambda x: (x[1], x[2]))
-        for (k0, a0, b0), (k1, a1, b1) in zip(segs, segs[1:]):
+        for (k0, _, b0), (k1, a1, _) in zip(segs, segs[1:]):
             if a1 < b0:
                 raise ValueError(f"step {i}: segments {k0} and {k1} overlap")
         return {**s, "t0": t0, "t1": t1, "seg": tuple(segs),

@@ -1,11 +1,12 @@
-"""Raw logs in memory (DESIGN.md, raw-log contract): read one, checked, as a RunLog.
+"""Raw logs in memory (DESIGN.md, "The raw log"): read one, checked, as a RunLog.
 
 A raw log is an ``.npz`` with the article engine's arrays, same names, columns,
 codes and units (seconds since engine start).  Our engine adds ``schema_version``
-(0-d int: 2; 1 before the thread clocks were read per interval) and ``provenance``
-(0-d JSON string); the article's logs have neither and are schema 0.  Any other
-array is kept, untouched, in ``RunLog.extras``.  What a log must satisfy, and the
-errors that name what it breaks, are in contract.py.
+(0-d int: 3 from the current writer, engine/serve/rawlog.py; 1 and 2 from earlier
+ones, DESIGN.md says what each added) and ``provenance`` (0-d JSON string); the
+article's logs have neither and are schema 0.  Any other array is kept, untouched,
+in ``RunLog.extras``.  What a log must satisfy, and the errors that name what it
+breaks, are in contract.py.
 """
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-# Raw-log codes (DESIGN.md, raw-log contract).  Position in the tuple = the code.
+# Raw-log codes (DESIGN.md, "The raw log").  Position in the tuple = the code.
 SEGMENT_KINDS: tuple[str, ...] = ("tok", "swap", "prefill", "decode")
-# Finer kinds of the extra array seg_detail (schema 1); position = code.
+# Finer kinds of the extra array seg_detail (schema 1 and later); position = code.
 # "reprefill": a recompute victim's KV rebuilt by prefill (engine preempt_mode "recompute");
 # what the other requests pay for it is prefill work, labelled prefill like first-time prefill.
 DETAIL_KINDS: tuple[str, ...] = ("tok", "swap_in", "kv_reserve", "prefill", "decode", "reprefill")
@@ -34,7 +34,7 @@ class Scheme:
     excess: str                       # eager decode time above the captured baseline
     segment_label: Mapping[str, str]  # segment kind -> label
     split_kinds: frozenset = field(default_factory=frozenset)  # kinds split excess/forward
-    # finer schemes read the raw log's extra arrays (schema 1):
+    # finer schemes read the raw log's extra arrays (schema 1 and later):
     detail_label: Mapping[str, str] | None = None  # seg_detail kind -> label, instead of segment_label
     bookkeeping: str | None = None    # segments that processed nothing, and untagged time in a step
     offcpu: str | None = None         # time inside a step with the engine thread off the CPU

@@ -1,4 +1,4 @@
-"""What the raw log's extra arrays say about each segment and step (schema 2).
+"""What the raw log's extra arrays say about each segment and step (schema 2 and later).
 
 The engine reads its thread's CPU clock at each step's start and end and right after
 every segment that processed something (`step_cpu`, `seg_cpu_end`), next to a wall
@@ -31,7 +31,7 @@ def require(log: RunLog, *names: str) -> None:
     missing = [n for n in names if n not in log.extras]
     if missing:
         raise ValueError(f"{log.path}: the refined scheme needs the extra arrays {', '.join(missing)} "
-                         f"(raw logs of schema 2 from this project's engine); this log has "
+                         f"(raw logs of schema 2 or later from this project's engine); this log has "
                          f"{sorted(log.extras) or 'none'}")
 
 

@@ -133,7 +133,7 @@ def negative_table(specs) -> pd.DataFrame:
 
 
 # a rebuild reads these from the run cache's side files instead of partitioning every
-# control run again under both schemes (per_run_cached: keyed by log and analysis code)
+# control run again under both schemes (per_run_cached: keyed by log and the analysis code it imports)
 def _charged_share_cached(path, cause: str, scheme: str) -> float:
     return per_run_cached(path, f"charged-{cause}-{scheme}", lambda: charged_share(path, cause, scheme))
 

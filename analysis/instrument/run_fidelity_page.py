@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.columns import GC, REQ, STEP
-from .run_fidelity import Bands, EAGER, THEIRS, mechanisms, ratio_table, read_log
+from .run_fidelity import Bands, EAGER, THEIRS, ratio_table, read_log
 
 
 def load(log: dict) -> dict:

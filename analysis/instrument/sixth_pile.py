@@ -51,7 +51,8 @@ def decode_steps(log_or_path) -> pd.DataFrame:
 def decode_steps_of(paths) -> pd.DataFrame:
     """decode_steps of several runs in one frame, with a ``run`` column (position in paths);
     each run's read from the run cache's side files after the first build."""
-    return pd.concat([pd.DataFrame(per_run_cached(p, "decode-steps", lambda: decode_steps(p).to_dict("list")))
+    # per_run_cached calls each lambda before the loop moves on: B023's late binding cannot bite
+    return pd.concat([pd.DataFrame(per_run_cached(p, "decode-steps", lambda: decode_steps(p).to_dict("list")))  # noqa: B023
                       .assign(run=i) for i, p in enumerate(paths)], ignore_index=True)
 
 
@@ -106,7 +107,7 @@ def clean_tail(paths) -> tuple[pd.Series, pd.Series]:
     counts = pd.Series(dtype=float)
     sums, total = pd.Series(0.0, index=labels), 0.0
     for p in paths:
-        part = per_run_cached(p, "clean-tail", lambda: _clean_tail_of(p, labels))
+        part = per_run_cached(p, "clean-tail", lambda: _clean_tail_of(p, labels))  # noqa: B023  (called before the loop moves on)
         by_cause = pd.Series(part["counts"], dtype="int64", name="count").rename_axis("cause")
         counts = counts.add(by_cause, fill_value=0)
         sums += pd.Series(part["sums"], index=labels)

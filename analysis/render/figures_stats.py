@@ -1,5 +1,5 @@
-"""Figure for the sample-size view of ``analysis.stats`` (built without pyplot, like
-``analysis.figures``: no global state, renders with Agg anywhere)."""
+"""Figure for the sample-size view of the paired statistics (signflip.py, built without
+pyplot, like figures.py: no global state, renders with Agg anywhere)."""
 from __future__ import annotations
 
 import pandas as pd

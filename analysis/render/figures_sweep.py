@@ -54,7 +54,7 @@ def anatomy_figure(frame: pd.DataFrame) -> Figure:
             sel = frame[(frame["forward"] == fwd) & (frame["rung"] == rung)]
             med = sel.groupby("load")[[f"tail_{lab}" for lab in LABELS]].median().sort_index()
             ax.stackplot(med.index, *[med[f"tail_{lab}"] for lab in LABELS],
-                         colors=[COLOURS[lab] for lab in LABELS], labels=[LABEL_NAMES.get(l, l) for l in LABELS])
+                         colors=[COLOURS[lab] for lab in LABELS], labels=[LABEL_NAMES.get(lab, lab) for lab in LABELS])
             _mark(ax, frame, fwd)
             ax.set_ylim(0, 1)
             ax.set_title(f"{FORWARD_NAMES[fwd]}, {rung}", fontsize=10)

@@ -1,0 +1,190 @@
+"""The whole-run path's building blocks, each against a plain reference that shares
+no code with it: the one-pass .npz reader, index ranges, pairing tokens into gaps,
+the sparse rate timeline, the disjointness check and the cause histogram."""
+import zipfile
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis.core import contract
+from analysis.core.pairs import gap_pairs
+from analysis.core.npz import read_npz
+from analysis.core.ranges import concat_ranges
+from analysis.core.summary import HIST_BINS, cause_histogram
+from analysis.core.timeline import RateTimeline
+from tests.support.paths import GOLDEN_LOGS
+
+
+
+# ------------------------------------------------------------------ the .npz reader
+@pytest.mark.parametrize("path", GOLDEN_LOGS, ids=lambda p: p.stem)
+def test_one_pass_reader_gives_what_np_load_gives(path):
+    ours = read_npz(path)
+    assert ours is not None, "the article engine's logs are plain deflated members: no fallback"
+    with np.load(path, allow_pickle=False) as z:
+        assert sorted(ours) == sorted(z.files)
+        for name in z.files:
+            want = z[name]
+            assert ours[name].dtype == want.dtype and ours[name].shape == want.shape, name
+            assert np.array_equal(ours[name], want, equal_nan=want.dtype.kind == "f"), name
+            assert not ours[name].flags.writeable   # a view of the inflated bytes
+
+
+def test_one_pass_reader_keeps_fortran_order_and_strings(tmp_path):
+    path = tmp_path / "mixed.npz"
+    f = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    np.savez_compressed(path, f=f, s=np.str_('{"a": 1}'), e=np.zeros((0, 3)), i=np.arange(5, dtype=np.int32))
+    got = read_npz(path)
+    assert np.array_equal(got["f"], f) and got["f"].flags.f_contiguous
+    assert str(got["s"]) == '{"a": 1}' and got["e"].shape == (0, 3) and got["i"].dtype == np.int32
+
+
+def _savez(path, savez=np.savez_compressed, **arrays):
+    savez(path, **(arrays or {"x": np.arange(100000.0)}))
+    return path
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: _savez(p, np.savez),                                  # stored members
+    lambda p: (np.save(p.with_suffix(".npy"), np.zeros(3)), p.with_suffix(".npy"))[1],   # no zip
+    lambda p: _savez(p, x=np.array([{"a": 1}], dtype=object)),      # needs pickle
+], ids=["stored", "npy", "object"])
+def test_one_pass_reader_leaves_other_files_to_np_load(tmp_path, make):
+    assert read_npz(make(tmp_path / "f.npz")) is None
+
+
+def test_one_pass_reader_refuses_damage_it_cannot_see_past(tmp_path):
+    """A flipped byte inside a member's deflated data, or a directory that lies about a
+    member's size: never arrays, always None (np.load then names the problem)."""
+    path = _savez(tmp_path / "f.npz")
+    good = path.read_bytes()
+    with zipfile.ZipFile(path) as zf:
+        info = zf.infolist()[0]
+    local = good[info.header_offset + 26:info.header_offset + 30]    # the local header's own lengths
+    start = info.header_offset + 30 + int.from_bytes(local[:2], "little") + int.from_bytes(local[2:], "little")
+    for offset in range(start, start + info.compress_size, max(1, info.compress_size // 40)):
+        bad = bytearray(good)
+        bad[offset] ^= 0xFF
+        path.write_bytes(bytes(bad))
+        assert read_npz(path) is None, offset
+    # the central directory's uncompressed size, made larger than deflate can give
+    directory = good.rindex(b"PK\x01\x02")
+    bad = bytearray(good)
+    bad[directory + 24:directory + 28] = (2**31).to_bytes(4, "little")
+    path.write_bytes(bytes(bad))
+    assert read_npz(path) is None
+
+
+# ------------------------------------------------------------------ ranges
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(-3, 8)), max_size=12))
+def test_concat_ranges(spans):
+    lo = np.array([a for a, _ in spans], dtype=np.intp)
+    hi = np.array([a + n for a, n in spans], dtype=np.intp)
+    positions, which = concat_ranges(lo, hi)
+    assert positions.tolist() == [x for a, n in spans for x in range(a, a + n)]
+    assert which.tolist() == [i for i, (a, n) in enumerate(spans) for _ in range(max(n, 0))]
+
+
+# ------------------------------------------------------------------ gap pairing
+@given(st.lists(st.integers(0, 6), max_size=40), st.booleans())
+def test_gap_pairs_follow_first_appearance_then_file_order(requests, pass_order):
+    emissions = np.zeros((len(requests), 3))
+    emissions[:, 0] = requests
+    rows = np.argsort(emissions[:, 0], kind="stable")
+    by_request = contract.ByRequest(rows, emissions[rows, 0]) if pass_order else None
+    order, rank, starts, rids, rank_of, rank_start = gap_pairs(emissions, by_request)
+    seen = list(dict.fromkeys(requests))                    # by first appearance
+    rows = [i for r in seen for i, q in enumerate(requests) if q == r]
+    assert order.tolist() == rows
+    assert rank.tolist() == [seen.index(requests[i]) for i in rows]
+    assert starts.tolist() == [k for k in range(len(rows) - 1) if requests[rows[k]] == requests[rows[k + 1]]]
+    assert rids.tolist() == sorted(seen)
+    assert rank_of.tolist() == [seen.index(r) for r in sorted(seen)]
+    assert rank_start.tolist() == [rows.index(next(i for i, q in enumerate(requests) if q == r)) for r in seen]
+
+
+# ------------------------------------------------------------------ rate timeline
+@st.composite
+def layers(draw):
+    """Up to three layers of disjoint intervals on a 1 ms grid (shared boundaries,
+    empty intervals), in any order within a layer, each with random label rates."""
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        cursor, spans = draw(st.integers(0, 5)), []
+        for _ in range(draw(st.integers(0, 6))):
+            cursor += draw(st.integers(0, 3))
+            length = draw(st.integers(0, 6))
+            spans.append((cursor, cursor + length))
+            cursor += length
+        order = draw(st.permutations(range(len(spans))))
+        spans = [spans[i] for i in order]
+        rates = np.array(draw(st.lists(st.lists(st.sampled_from([0.0, 0.25, 1.0]), min_size=len(spans),
+                                                max_size=len(spans)), min_size=3, max_size=3))).reshape(3, -1)
+        out.append((np.array([a for a, _ in spans], dtype=float) * 1e-3,
+                    np.array([b for _, b in spans], dtype=float) * 1e-3, rates))
+    return out
+
+
+def brute_integral(layers, t):
+    """ms per label up to t: cut at every boundary, rate of each piece by its midpoint."""
+    cuts = sorted({x for s, e, _ in layers for x in (*s, *e) if x < t} | {t})
+    total = np.zeros(3)
+    for a, b in zip(cuts, cuts[1:]):
+        mid, rate = (a + b) / 2, np.zeros(3)
+        for s, e, r in layers:                  # a later layer overrides
+            for i in range(len(s)):
+                if s[i] <= mid < e[i]:
+                    rate = r[:, i]
+        total += rate * (b - a) * 1e3
+    return total
+
+
+@settings(max_examples=150, deadline=None)
+@given(layers(), st.lists(st.integers(-2, 60), min_size=1, max_size=6))
+def test_sparse_timeline_integral_equals_brute_force(lays, times):
+    tl = RateTimeline.from_intervals(lays, 3)
+    t = np.array(times, dtype=float) * 1e-3
+    got = tl.integral(t)
+    for j, x in enumerate(t):
+        assert got[:, j] == pytest.approx(brute_integral(lays, x), abs=1e-9)
+
+
+# ------------------------------------------------------------------ disjointness
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 4)), max_size=8))
+def test_disjoint_check_reports_the_row_a_full_sort_finds(spans):
+    a = np.array([s for s, _ in spans], dtype=float)
+    b = np.array([s + n for s, n in spans], dtype=float)
+    o = np.lexsort((b, a))
+    clash = [o[k + 1] for k in range(len(o) - 1) if a[o[k + 1]] < b[o[k]]]
+    found = []
+    contract._check_disjoint(a, b, found.append)
+    assert found == clash[:1]
+
+
+# ------------------------------------------------------------------ histogram
+@given(st.lists(st.tuples(st.floats(-5, 2e9, allow_nan=False), st.integers(0, 5)), max_size=60))
+def test_cause_histogram_counts_each_gap_in_its_bin_and_cause(gaps):
+    causes, names = ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e", "clean"]
+    gap = np.array([g for g, _ in gaps], dtype=float)
+    code = np.array([c for _, c in gaps], dtype=np.int8)
+    got = cause_histogram(gap, code, names, causes)
+    for row, lo, hi in zip(got, HIST_BINS[:-1], HIST_BINS[1:]):
+        inside = [(g, c) for g, c in gaps if lo <= g < hi]
+        assert row["n"] == len(inside)
+        assert {k: row[k] for k in names} == {k: sum(names[c] == k for _, c in inside) for k in names}
+
+
+# ------------------------------------------------------------------ helper thread
+def test_background_call_returns_its_value_or_raises_its_error_in_the_caller():
+    import threading
+    from analysis.core.background import Background
+    ran_on = []
+    job = Background(lambda x: ran_on.append(threading.current_thread()) or x * 2, 21)
+    assert job.result() == 42 and ran_on[0] is not threading.current_thread()
+    failure = ValueError("bad input, named")
+    job = Background(lambda: (_ for _ in ()).throw(failure))
+    with pytest.raises(ValueError, match="bad input, named") as caught:
+        job.result()
+    assert caught.value is failure

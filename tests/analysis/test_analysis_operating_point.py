@@ -1,0 +1,67 @@
+"""The operating point beside the article's: per-run signature, the side-by-side table and
+the computed band sentence in every direction."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import analysis
+from analysis.across_runs import operating_point as op
+from analysis.engine_link import Band
+
+
+def test_signature_of_a_real_run(smoke_log):
+    log = analysis.load(smoke_log)
+    sig = op.run_signature(log, capacity_tokens_per_s=1000.0, mean_output_tokens=250.0)
+    assert sig["requests"] == len(log.requests) and sig["gaps"] == len(log.emissions) - len(log.requests)
+    assert sig["load"] == pytest.approx(float(log.config["rate"]) * 250.0 / 1000.0)
+    per_min = 60.0 / float(log.config["duration"])
+    assert sig["preemptions_per_min"] == pytest.approx(log.steps[:, 5].sum() * per_min)
+    assert sig["tracked_start_k"] > 400                     # the 400,000-object start-up heap
+    table = op.side_by_side(op.signatures([log]))
+    assert list(table.columns) == ["metric", "article (5 runs)", "this build (1 run)"]
+    row = table.set_index("metric").loc["requests"]
+    assert row["article (5 runs)"] == "385-422" and row["this build (1 run)"] == str(len(log.requests))
+
+
+def _sig(per_min, ttft_ms):
+    return pd.DataFrame({"preemptions_per_min": per_min, "ttft_p50_ms": ttft_ms})
+
+
+BAND = Band(low=100, high=200, max_ttft_p50_s=2.0)
+
+
+@pytest.mark.parametrize("per_min, ttft, expect", [
+    ([150, 160, 140], [300, 200, 400], "inside it, with queues that drained"),
+    ([50, 60, 40], [300, 200, 400], "50% below its lower end"),
+    ([300, 260, 320], [300, 200, 400], "50% above its upper end"),
+    ([150, 160, 140], [3000, 2500, 4000], "the queue did not drain"),
+])
+def test_band_sentence_in_every_direction(per_min, ttft, expect):
+    s = op.band_sentence(_sig(per_min, ttft), BAND)
+    assert expect in s and "band of 100-200" in s
+
+
+def test_unrecorded_values_say_so():
+    assert op._spread([np.nan, np.nan], "{:.0f}") == "not recorded"
+    assert op._spread([1.0, 3.0, 2.0], "{:.0f}") == "2 [1-3]"
+
+
+def _cal(rate, per_min, drains, place, per_seed=(90, 130, 300)):
+    return {"check_seeds": [101, 102, 103], "checks": [
+        {"rate": rate * 0.8, "preemptions_per_min": 10.0, "drains": True, "place": "below", "per_seed": []},
+        {"rate": rate, "preemptions_per_min": per_min, "drains": drains, "place": place,
+         "per_seed": [{"preemptions_per_min": p} for p in per_seed]}]}
+
+
+def test_check_sentence_when_the_check_and_the_ladder_disagree_or_agree():
+    sig = _sig([526, 482, 682], [2500, 700, 7000]).assign(rate=11.78, load=1.0)
+    split = op.check_sentence(sig, _cal(11.78, 134, True, "below"), BAND)
+    assert "checked this same rate on seeds 101, 102, 103: a median of 134 preemptions" in split
+    assert "(90-300 across seeds)" in split and "the ladder's seeds read 526 (482-682 across runs)" in split
+    assert "fall on different sides of the band" in split and "steep at 1.00 of capacity" in split
+    same = op.check_sentence(sig, _cal(11.78, 560, False, "above"), BAND)
+    assert same.endswith("on the same side of the band.") and "did not drain" in same
+    none = op.check_sentence(sig, _cal(9.0, 134, True, "below"), BAND)
+    assert none.startswith("No calibration check ran at the rate the ladder used")
+    assert op.check_sentence(sig, None, BAND).startswith("No calibration check")
