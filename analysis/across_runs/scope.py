@@ -1,5 +1,5 @@
 """Which runs a chapter's pooled check covers, said in the chapter (the rule itself is
-analysis.render.chapters.overload_joins: the overload sidebar's runs join only when a
+analysis.render.chapter_runs.overload_joins: the overload sidebar's runs join only when a
 chapter runs the profile's own seeds)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The findings the summary and the report both count, made one way for both: the
-ladder's runs, plus the overload sidebar's when they join (render/chapters.py,
+ladder's runs, plus the overload sidebar's when they join (render/chapter_runs.py,
 overload_joins), with a sentence saying which; and the load sweep's frame for the
 report's operating-point table."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ..across_runs.findings import findings
 from ..across_runs.scope import OVERLOAD_LEFT_OUT
 from ..across_runs.summaries import run_summaries
 from ..across_runs.load_sweep import sweep_frame
-from .chapters import overload_joins, overload_specs
+from .chapter_runs import overload_joins, overload_specs
 
 
 def overload_note(joined: bool, seeds=None) -> str:
@@ -22,7 +22,7 @@ def overload_note(joined: bool, seeds=None) -> str:
 
 
 def book_findings(chapter, seeds=None, duration=None, rate=None):
-    """(findings table, overload note) for a chapter's ladder runs (render.chapters.ladder_runs)
+    """(findings table, overload note) for a chapter's ladder runs (render.chapter_runs.ladder_runs)
     and its papermill parameters."""
     specs = overload_specs(chapter.profile, seeds, duration, rate)
     if specs:

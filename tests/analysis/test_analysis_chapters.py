@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.instrument import control_scores, overhead, sixth_pile
-from analysis.render import chapters
+from analysis.render import chapter_runs
 from analysis.across_runs import causes, ladder, paired
 from analysis.across_runs.tables import METRIC_NAMES
 from analysis.across_runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS
@@ -50,13 +50,13 @@ def test_verdict_row_names_what_is_missing():
 
 
 def test_overload_runs_join_only_the_profiles_own_seeds():
-    assert chapters.overload_joins(None) and not chapters.overload_joins([6, 7])
-    assert chapters.overload_specs("smoke", seeds=[6]) == []
+    assert chapter_runs.overload_joins(None) and not chapter_runs.overload_joins([6, 7])
+    assert chapter_runs.overload_specs("smoke", seeds=[6]) == []
 
 
 def test_every_is_a_verdict_over_all_flags():
-    assert chapters.every([True, True]) == "every"
-    assert chapters.every(pd.Series([True, False])) == "not every"
+    assert chapter_runs.every([True, True]) == "every"
+    assert chapter_runs.every(pd.Series([True, False])) == "not every"
 
 
 def test_negative_controls_the_article_scheme_fails():
