@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import cache, topology
+from .order import ordering_unit
 
 WORKER_ENV = "ITL_WORKER"        # set in a worker: its engine children die with it
 
@@ -65,12 +66,12 @@ def pin_here(pin: Pin) -> dict:
 
 
 def deal_blocks(specs: list, workers: int) -> list[list]:
-    """Specs (in execution order) dealt to `workers` lists by block (group and seed),
+    """Specs (in execution order) dealt to `workers` lists by block (ordering unit and seed),
     each block whole to the worker with the fewest expected seconds so far (ties: the
     lowest index), blocks in order. Deterministic: the same specs give the same deal."""
     blocks: dict = {}
     for s in specs:
-        blocks.setdefault((s.group, s.schedule.get("block", s.seed)), []).append(s)
+        blocks.setdefault((ordering_unit(s.group), s.schedule.get("block", s.seed)), []).append(s)
     lists, load = [[] for _ in range(workers)], [0.0] * workers
     for block in blocks.values():
         w = min(range(workers), key=lambda i: (load[i], i))

@@ -31,3 +31,34 @@ def test_groups_run_one_after_another():
                                                                                           rate=7.0)
     groups = [s.group for s in execution_order(specs)]
     assert groups == sorted(groups, key=["ladder", "overload"].index)
+
+
+def test_paired_groups_run_inside_their_partners_seed_blocks():
+    """Recompute runs are compared run for run with the ladder's swap runs: each is made in
+    the ladder's block of its own seed, shuffled with it, and on the same worker, not after
+    the whole ladder, where the machine's drift would pass for the preemption mode's effect."""
+    from engine.runs.preemption import preemption_specs
+    from engine.runs.workers import deal_blocks
+    ladder = engine.profile_specs("article", rate=7.0)
+    recompute = [s for s in preemption_specs("article", rate=7.0) if s.config.preempt_mode == "recompute"]
+    assert recompute and {s.group for s in recompute} == {"preemption"}
+    run = execution_order(ladder + recompute)
+    assert sorted(s.path for s in run) == sorted(s.path for s in ladder + recompute)
+    assert [s.seed for s in run] == sorted(s.seed for s in run)          # one block per seed, each whole
+    assert [s.schedule["position"] for s in run] == list(range(len(run)))
+    followed = []
+    for seed in sorted({s.seed for s in run}):
+        groups = [s.group for s in run if s.seed == seed]
+        assert groups.count("preemption") == 2 and groups.count("ladder") == len(engine.RUNGS)
+        followed.append("ladder" in groups[groups.index("preemption") + 1:])
+    assert any(followed)                                 # shuffled in, not appended to each block
+    for worker in deal_blocks(run, 2):                   # a seed's pair stays on one worker
+        for s in worker:
+            if s.group == "preemption":
+                assert any(o.group == "ladder" and o.seed == s.seed for o in worker)
+
+
+def test_a_group_alone_keeps_its_schedule():
+    specs = engine.profile_specs("quick", rate=7.0)
+    assert [s.schedule for s in execution_order(specs)] == sorted((s.schedule for s in specs),
+                                                                  key=lambda d: d["position"])
