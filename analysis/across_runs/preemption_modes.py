@@ -50,7 +50,8 @@ def wait_and_paid(path) -> dict:
         reprefill = float(dur[np.asarray(log.extras["seg_detail"]).astype(np.intp) == REPREFILL].sum())
     return {"victim_wait_s": float((ev[closed, EVICT.readmitted] - ev[closed, EVICT.evicted]).sum()),
             "paid_copy_s": float(dur[(seg[:, SEG.kind] == SWAP) & moved].sum()),
-            "paid_reprefill_s": reprefill, "open_evictions": int((~closed).sum())}
+            "paid_reprefill_s": reprefill, "open_evictions": int((~closed).sum()),
+            "started_unix": float(log.provenance.get("started_unix", math.nan))}
 
 
 def mode_frame(specs, summaries=None, costs=None) -> pd.DataFrame:
@@ -68,7 +69,8 @@ def mode_frame(specs, summaries=None, costs=None) -> pd.DataFrame:
                "preempt_per_min": s["preemptions"] * per_min,
                "victim_wait_per_min": c["victim_wait_s"] * per_min,
                "paid_copy_per_min": c["paid_copy_s"] * per_min,
-               "paid_reprefill_per_min": c["paid_reprefill_s"] * per_min}
+               "paid_reprefill_per_min": c["paid_reprefill_s"] * per_min,
+               "started_unix": float(c.get("started_unix", math.nan))}
         row["others_paid_per_min"] = row["paid_copy_per_min"] + row["paid_reprefill_per_min"]
         row.update({f"tail_{lab}": s["tail_share"].get(lab, 0.0) for lab in LABELS})
         rows.append(row)
@@ -102,6 +104,29 @@ def mode_pairs(frame: pd.DataFrame, metrics=ITL + ("ttft_p50", "ttft_p99", "tok_
             rows.append({"rung": rung, "metric": m, "swap": ch["median_before"], "recompute": ch["median_after"],
                          "ratio": ch["ratio"], "n": ch["n"], "verdict": ch["verdict"], "direction": ch["direction"]})
     return pd.DataFrame(rows, columns=["rung", "metric", "swap", "recompute", "ratio", "n", "verdict", "direction"])
+
+
+def pair_timing(frame: pd.DataFrame) -> pd.DataFrame:
+    """Minutes between the start of each recompute run and the start of its swap pair (the
+    same rung, load and seed): paired runs made far apart let the machine's drift into
+    every ratio between them. Empty when no pair, or no start time, is recorded."""
+    cols = ["rung", "load", "seed", "minutes_apart"]
+    if not len(frame) or "started_unix" not in frame:
+        return pd.DataFrame(columns=cols)
+    key = ["rung", "load", "seed"]
+    sw, rc = (frame[frame["mode"] == m].set_index(key)["started_unix"] for m in ("swap", "recompute"))
+    apart = ((rc - sw.reindex(rc.index)).abs() / 60.0).dropna()
+    return apart.rename("minutes_apart").reset_index()[cols]
+
+
+def same_system_rungs(frame: pd.DataFrame) -> list[str]:
+    """Rungs at which neither mode preempted (median 0 per 60 s under both): there the two
+    modes are the same system, and what differs between them is the machine, not the mode."""
+    if not len(frame):
+        return []
+    med = frame.groupby(["rung", "mode"], sort=False)["preempt_per_min"].median()
+    return [r for r in frame["rung"].unique()
+            if all((r, m) in med.index and med[(r, m)] == 0 for m in ("swap", "recompute"))]
 
 
 def crossing(frame: pd.DataFrame, mode: str, column: str = "tail_preempt", threshold: float = HALF,

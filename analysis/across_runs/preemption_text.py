@@ -49,6 +49,31 @@ def op_sentence(pairs: pd.DataFrame, table: pd.DataFrame) -> str:
     return " ".join(out)
 
 
+INTERLEAVED_MIN = 15.0    # pairs further apart than this were not made in one seed block
+
+
+def pairing_sentence(timing: pd.DataFrame, pairs: pd.DataFrame, control_rungs: list) -> str:
+    """How far apart in time each recompute run and its swap pair were made, and, at a rung
+    where neither mode preempted (the same system twice), how much they differed anyway."""
+    if timing.empty:
+        return "The runs record no start times, so how far apart the paired runs were made is unknown."
+    med, top = float(timing["minutes_apart"].median()), float(timing["minutes_apart"].max())
+    out = [f"Each recompute run started a median of {med:.0f} min (at most {top:.0f} min) from its swap pair"]
+    if top > INTERLEAVED_MIN:
+        out[0] += (": the pairs were not made side by side, so the machine's drift between them is part "
+                   "of every ratio in this section.")
+    else:
+        out[0] += f": every pair within {INTERLEAVED_MIN:g} min, made side by side."
+    for rung in control_rungs:
+        g = pairs[(pairs["rung"] == rung) & pairs["metric"].isin(["itl_p50", "ttft_p50"])].set_index("metric")
+        if {"itl_p50", "ttft_p50"} <= set(g.index):
+            out.append(f"At {rung}, where neither mode preempted (a median of 0 per 60 s under both), the two "
+                       f"modes ran the same system, and recompute against swap read ITL p50 "
+                       f"{g.loc['itl_p50', 'ratio']:.2f}x and TTFT p50 {g.loc['ttft_p50', 'ratio']:.2f}x: "
+                       f"that much difference between the modes the machine makes alone.")
+    return " ".join(out)
+
+
 def wait_paid_sentence(table: pd.DataFrame) -> str:
     """The victims' wait against what the others paid, per (rung, mode) of op_table."""
     if table.empty:

@@ -116,7 +116,8 @@ def _text(page: PreemptionPage, costs, op_specs, wm_specs, cfg) -> dict:
     fluid_load = kv_fluid.fluid_onset(page.op_rate, prompt, out, kv_demand.Scheduler.from_config(cfg), c0,
                                       Workload().swell)
     text = {"availability": T.availability_sentence(page.available, n_rc),
-            "op": T.op_sentence(P.mode_pairs(page.op), table),
+            "op": T.op_sentence(P.mode_pairs(page.op), table) + " " + T.pairing_sentence(
+                P.pair_timing(page.op), P.mode_pairs(page.op), P.same_system_rungs(page.op)),
             "wait_paid": T.wait_paid_sentence(table),
             "crossings": T.crossing_sentences({m: P.crossing(page.sweep, m) for m in measured_modes})}
     onset, half = [], []

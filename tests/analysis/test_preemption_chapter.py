@@ -116,6 +116,45 @@ def test_op_sentence_pairs_recompute_with_swap_by_seed():
         "No recompute runs were paired with swap runs, so the operating point compares nothing."
 
 
+def timed_frame(minutes_apart: float, watermark_preempts: int = 0):
+    """Baseline and watermark runs, swap at t0 and recompute `minutes_apart` later, seed by
+    seed; the watermark rung preempts `watermark_preempts` times under both modes."""
+    specs, sums, costs = [], [], []
+    for rung in (BASE, LAST):
+        for mode in ("swap", "recompute"):
+            for seed in (1, 2, 3):
+                specs.append(Spec(rung, seed, mode))
+                s = summary(preemptions=watermark_preempts if rung == LAST else 10)
+                if mode == "recompute":
+                    s = {**s, "itl_p50": 6.0, "ttft_p50": 40.0}
+                sums.append(s)
+                costs.append({**cost(), "started_unix": 1000.0 * seed + (60.0 * minutes_apart if mode == "recompute" else 0.0)})
+    return P.mode_frame(specs, sums, costs)
+
+
+def test_pair_timing_reads_each_recompute_runs_distance_from_its_swap_pair():
+    timing = P.pair_timing(timed_frame(80.0))
+    assert len(timing) == 6 and timing["minutes_apart"].tolist() == pytest.approx([80.0] * 6)
+    no_times = P.mode_frame([Spec(BASE, 1), Spec(BASE, 1, "recompute")], [summary(), summary()], [cost(), cost()])
+    assert P.pair_timing(no_times).empty                     # logs without a start time: nothing to say
+
+
+def test_same_system_rungs_are_those_where_neither_mode_preempted():
+    assert P.same_system_rungs(timed_frame(5.0)) == [LAST]
+    assert P.same_system_rungs(timed_frame(5.0, watermark_preempts=3)) == []
+
+
+def test_pairing_sentence_both_ways():
+    far = timed_frame(80.0)
+    text = T.pairing_sentence(P.pair_timing(far), P.mode_pairs(far), P.same_system_rungs(far))
+    assert "a median of 80 min (at most 80 min) from its swap pair: the pairs were not made side by side" in text
+    assert f"At {LAST}, where neither mode preempted" in text and "ITL p50 0.60x and TTFT p50 0.50x" in text
+    near = timed_frame(4.0, watermark_preempts=3)
+    text = T.pairing_sentence(P.pair_timing(near), P.mode_pairs(near), P.same_system_rungs(near))
+    assert "every pair within 15 min, made side by side" in text and "neither mode preempted" not in text
+    assert "unknown" in T.pairing_sentence(pd.DataFrame(columns=["minutes_apart"]), P.mode_pairs(near), [])
+
+
 def test_wait_paid_sentence_both_ways():
     f = op_frame()
     text = T.wait_paid_sentence(P.op_table(f, list(P.METRICS) + ["victim_wait_per_min", "paid_copy_per_min",
