@@ -12,7 +12,7 @@ from tests.support.pages import glued_names, notebook_code
 
 
 @pytest.fixture(scope="module")
-def page(run_cache):
+def page():
     return causes.page("smoke")
 
 

@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 
 
 @pytest.fixture(scope="module")
-def page(run_cache):
+def page():
     return overload.page("smoke")
 
 

@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 
 
 @pytest.fixture(scope="module")
-def page(run_cache):
+def page():
     return preemption.page("smoke")
 
 

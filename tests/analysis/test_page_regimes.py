@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 
 
 @pytest.fixture(scope="module")
-def page(run_cache):
+def page():
     return regimes.page("smoke")
 
 
