@@ -49,5 +49,5 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> CausesPage:
     by_python = out.interpreters.runs
     out.numbers.update(interpreter_runs=interpreter_runs.holdings_sentence(out.interpreters, gc_duration),
                        interpreter_sentence=interpreters.interpreter_sentence(by_python))
-    out.tables["interpreters"] = interpreters.gc_rung_table(by_python)
+    out.tables["interpreters"] = interpreters.gc_rung_table(by_python).set_index(["Python", "rung"])
     return out

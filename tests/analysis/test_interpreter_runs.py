@@ -77,7 +77,8 @@ def test_each_interpreter_at_its_own_rate_and_nothing_else(cache):
     assert not kept & {str(p) for p in (other_rate, rival, longer, stranger, older)}
     table = interpreters.gc_rung_table(found.runs)
     assert len(table) == len(PYTHONS) * len(GC_RUNGS)
-    assert "under Python 3.11.7" in interpreters.interpreter_sentence(found.runs)
+    said = interpreters.interpreter_sentence(found.runs)
+    assert "Under Python 3.11.7" in said and "under Python 3.13.1" in said
     said = IR.holdings_sentence(found, DURATION)
     assert "Python 3.11.7 (6 run(s) at 7.50 req/s) and Python 3.13.1 (6 run(s) at 9.25 req/s)" in said
 
