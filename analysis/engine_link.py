@@ -7,17 +7,18 @@ the rest are the engine's submodules, named once below.
 from __future__ import annotations
 
 from engine import (FORWARDS, LADDER, OVERLOAD_FACTOR, RUNGS, Workload, control_specs, ensure_runs, get_profile,
-                    profile_specs)
+                    profile_specs, slug)
 from engine.controls import CONTROLS, HOG_MS, POSITIVE, overhead_configs
 from engine.fidelity import cached_compare
 from engine.fidelity_runs import run_article
 from engine.microbench import forward_ms_subprocess
 from engine.runs import regime, target
-from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, write_atomic_text
+from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, run_path, runs_dir, write_atomic_text
+from engine.runs.executors import default_concurrency
 from engine.runs.calibrate import load_calibration
 from engine.runs.interference import interference_capacity, interference_specs
-from engine.runs.preemption import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
-                                    preemption_sweep_specs, recompute_available)
+from engine.runs.preemption_runs import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
+                                         preemption_sweep_specs, recompute_available)
 from engine.runs.sweep import sweep_specs
 from engine.serve.segments import DETAIL_NAMES
 from engine.serve.workload import arrival_times
@@ -26,7 +27,8 @@ from engine.serve.config import INJECTION_KINDS
 from engine.serve.threadclock import ThreadClock
 
 __all__ = ["FORWARDS", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
-           "ensure_runs", "get_profile", "profile_specs", "CACHE_ENV", "CacheWarning", "cache_dir",
+           "ensure_runs", "get_profile", "profile_specs", "slug", "CACHE_ENV", "CacheWarning", "cache_dir",
+           "run_path", "runs_dir", "default_concurrency",
            "write_atomic_text", "raw_log_problem", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",
            "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "run_article", "sweep_specs",
            "forward_ms_subprocess", "ThreadClock",

@@ -74,14 +74,16 @@ def library_versions() -> dict:
 
 
 def run_key(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload(),
-            concurrency: int = 1) -> str:
+            concurrency: int = 1, libs: dict | None = None) -> str:
     """The hash of everything that makes a run what it is. A run measured beside k-1 others
     (concurrency k > 1) is another measurement than one measured alone: k is in its key.
     A run alone keeps the key it had before concurrency was recorded, so caches made then
-    stay valid, and no run alone shares a key with a run beside others."""
+    stay valid, and no run alone shares a key with a run beside others. `libs`: the
+    library versions of another interpreter (as its runs' provenance records them), to find
+    the runs it made; None: this one's."""
     spec = {"code": code_version(), "config": cfg.to_dict(), "workload": workload.to_dict(),
             "seed": int(seed), "duration": float(duration), "rate": round(float(rate), 6),
-            "libs": library_versions()}
+            "libs": library_versions() if libs is None else libs}
     if concurrency != 1:
         spec["concurrency"] = int(concurrency)
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
@@ -91,8 +93,8 @@ MAX_SLUG = 120       # a rung name's file-name form; the rest of the name is und
 
 
 def run_path(cfg: Config, seed: int, duration: float, rate: float, workload: Workload = Workload(),
-             concurrency: int = 1) -> Path:
-    key = run_key(cfg, seed, duration, rate, workload, concurrency)
+             concurrency: int = 1, libs: dict | None = None) -> Path:
+    key = run_key(cfg, seed, duration, rate, workload, concurrency, libs)
     if len(slug(cfg.name)) > MAX_SLUG:          # the file name must fit the filesystem's 255 bytes
         raise ValueError(f"config name {cfg.name[:40]!r}... is too long: its file-name form may have at most "
                          f"{MAX_SLUG} characters, this one has {len(slug(cfg.name))}")
@@ -274,10 +276,12 @@ def sweep_temp_files(folders=None, older_than_s: float = 3600.0) -> int:
     return n
 
 
-def machine_key() -> str:
+def machine_key(python: str | None = None) -> str:
     """A short hash of what identifies this machine (for per-machine measurements:
-    calibration, the fidelity benchmark)."""
-    return hashlib.sha256(json.dumps(machine_fingerprint(), sort_keys=True).encode()).hexdigest()[:12]
+    calibration, the fidelity benchmark); `python`: this machine under another interpreter
+    version (the fingerprint names it), None: under this one."""
+    fingerprint = machine_fingerprint() if python is None else {**machine_fingerprint(), "python": python}
+    return hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def write_atomic_text(path: Path, text: str) -> Path:

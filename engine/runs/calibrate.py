@@ -203,14 +203,14 @@ def _level(concurrency: int | None) -> int:
 
 
 def calibration_path(method: str, forward: str = "article", check_duration: float | None = None,
-                     concurrency: int | None = None) -> Path:
+                     concurrency: int | None = None, python: str | None = None) -> Path:
     """One record per method, forward, check length (a checked record), concurrency (the level
     the runs will use: capacity and rate with k-1 neighbours are another machine than alone),
-    machine and engine code."""
+    machine (with its interpreter: `python`, None for this one) and engine code."""
     protocol = f"checked-{float(check_duration or CHECK_DURATION):g}s" if method == "checked" else method
     k = _level(concurrency)
     level = f"-k{k}" if k != 1 else ""
-    return calibration_dir() / f"{protocol}-{forward}{level}-{cache.machine_key()}-{cache.code_version()}.json"
+    return calibration_dir() / f"{protocol}-{forward}{level}-{cache.machine_key(python)}-{cache.code_version()}.json"
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
@@ -240,27 +240,29 @@ def _read_record(p: Path) -> dict | None:
 
 
 def load_calibration(required: str = "capacity", forward: str = "article",
-                     check_duration: float | None = None, concurrency: int | None = None) -> dict | None:
-    """The cached calibration for this machine. "checked" wants the record of checks as
-    long as `check_duration` (default CHECK_DURATION); "capacity" takes that checked record,
-    else the capacity-only one, else any checked record (the longest checks first)."""
+                     check_duration: float | None = None, concurrency: int | None = None,
+                     python: str | None = None) -> dict | None:
+    """The cached calibration for this machine (under interpreter version `python`; None:
+    this one). "checked" wants the record of checks as long as `check_duration` (default
+    CHECK_DURATION); "capacity" takes that checked record, else the capacity-only one, else
+    any checked record (the longest checks first)."""
     k = _level(concurrency)
     if required == "checked":
-        return _read_record(calibration_path("checked", forward, check_duration, k))
+        return _read_record(calibration_path("checked", forward, check_duration, k, python))
     if check_duration is not None and (data := _read_record(calibration_path("checked", forward,
-                                                                              check_duration, k))):
+                                                                              check_duration, k, python))):
         return data
-    if (data := _read_record(calibration_path("capacity", forward, concurrency=k))) is not None:
+    if (data := _read_record(calibration_path("capacity", forward, concurrency=k, python=python))) is not None:
         return data
-    for p in sorted(_checked_records(forward, k), key=lambda q: -_record_seconds(q)):
+    for p in sorted(_checked_records(forward, k, python), key=lambda q: -_record_seconds(q)):
         if (data := _read_record(p)) is not None:
             return data
     return None
 
 
-def _checked_records(forward: str, concurrency: int = 1) -> list[Path]:
+def _checked_records(forward: str, concurrency: int = 1, python: str | None = None) -> list[Path]:
     level = f"-k{concurrency}" if concurrency != 1 else ""
-    tail = f"-{forward}{level}-{cache.machine_key()}-{cache.code_version()}.json"
+    tail = f"-{forward}{level}-{cache.machine_key(python)}-{cache.code_version()}.json"
     d = calibration_dir()
     return [p for p in d.glob(f"checked-*s{tail}")] if d.is_dir() else []
 

@@ -1,7 +1,7 @@
-"""The preemption chapter, computed: one call makes its runs, tables, model, sentences
-and figures (book/preemption only displays them).
+"""The preemption chapter's page (book/preemption), computed: one call makes its runs,
+tables, model, sentences and figures (the notebook only displays them).
 
-`chapter(...)` takes the notebook's papermill parameters. With an engine that has no
+`page(...)` takes the notebook's papermill parameters. With an engine that has no
 recompute mode the chapter still computes everything that needs none (swap at the
 operating point and across loads, the model of both modes beside swap) and says so.
 """
@@ -18,7 +18,7 @@ from ..across_runs import preemption_modes as P
 from ..across_runs import preemption_text as T
 from ..across_runs.rungs import ADMIT_WATERMARK, BASELINE
 from ..across_runs.summaries import run_summaries
-from . import figures_preemption as F
+from ..render import figures_preemption as F
 
 MODES = ("swap", "recompute")
 AGREE_FACTOR = 2.0            # the model "holds" at a load within this factor of the runs
@@ -71,8 +71,8 @@ def _unique(specs):
     return out
 
 
-def chapter(profile=None, seeds=None, duration=None, rate=None, sweep_seeds=None,
-            sweep_duration=None) -> PreemptionPage:
+def page(profile=None, seeds=None, duration=None, rate=None, sweep_seeds=None,
+         sweep_duration=None) -> PreemptionPage:
     """Everything book/preemption shows; runs that are missing are made first."""
     prof = get_profile(profile)
     op_specs = preemption_specs(prof, seeds=seeds, duration=duration, rate=rate)
@@ -90,11 +90,11 @@ def chapter(profile=None, seeds=None, duration=None, rate=None, sweep_seeds=None
     sim = kv_demand.simulate(kv_demand.workload_trace(Workload(), first, op_specs[0].duration, op_rate,
                                                       c0.tokens_per_char, base_cfg.max_model_len),
                              kv_demand.Scheduler.from_config(base_cfg), c0, duration=op_specs[0].duration)
-    page = PreemptionPage(recompute_available(), op, sweep, model_op, model_sweep, sim,
-                          base_cfg.kv_blocks, op_rate)
-    page.numbers = _numbers(prof, op_specs, sw_specs, op_rate, base_cfg)
-    page.text = _text(page, costs, op_specs, wm_specs, base_cfg)
-    return page
+    out = PreemptionPage(recompute_available(), op, sweep, model_op, model_sweep, sim,
+                         base_cfg.kv_blocks, op_rate)
+    out.numbers = _numbers(prof, op_specs, sw_specs, op_rate, base_cfg)
+    out.text = _text(out, costs, op_specs, wm_specs, base_cfg)
+    return out
 
 
 def _numbers(prof, op_specs, sw_specs, op_rate, cfg) -> dict:
@@ -106,31 +106,31 @@ def _numbers(prof, op_specs, sw_specs, op_rate, cfg) -> dict:
             "onset_per_min": P.ONSET_PER_MIN, "agree_factor": AGREE_FACTOR, "profile": prof.name}
 
 
-def _text(page: PreemptionPage, costs, op_specs, wm_specs, cfg) -> dict:
-    n_rc = int((page.op["mode"] == "recompute").sum() + (page.sweep["mode"] == "recompute").sum())
-    table = P.op_table(page.op, list(P.METRICS) + ["victim_wait_per_min", "paid_copy_per_min",
+def _text(view: PreemptionPage, costs, op_specs, wm_specs, cfg) -> dict:
+    n_rc = int((view.op["mode"] == "recompute").sum() + (view.sweep["mode"] == "recompute").sum())
+    table = P.op_table(view.op, list(P.METRICS) + ["victim_wait_per_min", "paid_copy_per_min",
                                                    "paid_reprefill_per_min"])
-    measured_modes = [m for m in MODES if (page.sweep["mode"] == m).any()]
+    measured_modes = [m for m in MODES if (view.sweep["mode"] == m).any()]
     c0 = costs[BASELINE]
     prompt, out = kv_demand.sample_lengths(Workload(), LENGTH_SAMPLES, 0, c0.tokens_per_char, cfg.max_model_len)
-    fluid_load = kv_fluid.fluid_onset(page.op_rate, prompt, out, kv_demand.Scheduler.from_config(cfg), c0,
+    fluid_load = kv_fluid.fluid_onset(view.op_rate, prompt, out, kv_demand.Scheduler.from_config(cfg), c0,
                                       Workload().swell)
-    text = {"availability": T.availability_sentence(page.available, n_rc),
-            "op": T.op_sentence(P.mode_pairs(page.op), table) + " " + T.pairing_sentence(
-                P.pair_timing(page.op), P.mode_pairs(page.op), P.same_system_rungs(page.op)),
+    text = {"availability": T.availability_sentence(view.available, n_rc),
+            "op": T.op_sentence(P.mode_pairs(view.op), table) + " " + T.pairing_sentence(
+                P.pair_timing(view.op), P.mode_pairs(view.op), P.same_system_rungs(view.op)),
             "wait_paid": T.wait_paid_sentence(table),
-            "crossings": T.crossing_sentences({m: P.crossing(page.sweep, m) for m in measured_modes})}
+            "crossings": T.crossing_sentences({m: P.crossing(view.sweep, m) for m in measured_modes})}
     onset, half = [], []
     for m in MODES:
-        meas = P.onset(page.sweep, m) if m in measured_modes else {"n_seeds": 0}
-        onset.append(T.onset_sentence(meas, P.onset(page.model_sweep, m), fluid_load if m == "swap" else None,
+        meas = P.onset(view.sweep, m) if m in measured_modes else {"n_seeds": 0}
+        onset.append(T.onset_sentence(meas, P.onset(view.model_sweep, m), fluid_load if m == "swap" else None,
                                       f"under {m}, preemption set in ({P.ONSET_PER_MIN:g} per 60 s, baseline)"))
-        meas = P.crossing(page.sweep, m) if m in measured_modes else {"n_seeds": 0}
-        half.append(T.onset_sentence(meas, P.crossing(page.model_sweep, m), None,
+        meas = P.crossing(view.sweep, m) if m in measured_modes else {"n_seeds": 0}
+        half.append(T.onset_sentence(meas, P.crossing(view.model_sweep, m), None,
                                      f"under {m}, preemption first held half of the baseline's tail time"))
     text["onset"] = " ".join(onset)
     text["half"] = " ".join(half)
-    cmp = P.side_by_side(page.sweep, page.model_sweep)
+    cmp = P.side_by_side(view.sweep, view.model_sweep)
     text["model"] = " ".join(
         T.model_sentence(P.agreement(cmp.xs((BASELINE, m), level=["rung", "mode"]), factor=AGREE_FACTOR),
                          AGREE_FACTOR, m) for m in measured_modes if (BASELINE, m) in cmp.index.droplevel("load"))
@@ -140,6 +140,6 @@ def _text(page: PreemptionPage, costs, op_specs, wm_specs, cfg) -> dict:
         ladder[s.rung][s.seed] = summ["ttft_p50"]
     text["watermark"] = T.watermark_cost_sentence(P.watermark_ttft_model(wm_runs, costs),
                                                   P.watermark_ttft_measured(*(ladder[r] for r in RUNGS[-2:])))
-    s = page.sim.summary()
-    text["demand"] = T.kv_demand_sentence(s["peak_demand"], page.pool, s["mean_used"], s["preempt_per_min"])
+    s = view.sim.summary()
+    text["demand"] = T.kv_demand_sentence(s["peak_demand"], view.pool, s["mean_used"], s["preempt_per_min"])
     return text
