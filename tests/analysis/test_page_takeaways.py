@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from analysis.across_runs import findings
+from analysis.across_runs.findings import findings
 from analysis.across_runs.rungs import ADMIT_WATERMARK
 from analysis.chapters import takeaways
 from analysis.core.run_summary import HIST_BINS
