@@ -18,7 +18,7 @@ from .core.gaps import partition_gaps, partition_run
 from .core.partitioner import Partitioner
 from .core.runlog import RawLogError, RunLog, evictions_by_request, load, steps_from_log
 from .core.schemes import ARTICLE, CAUSES, CLEAN, LABELS, SCHEMES, Scheme, get_scheme, primary_cause
-from .core.summary import HIST_BINS, summarize
+from .core.run_summary import HIST_BINS, summarize
 
 # name -> module that defines it, imported when the name is first used (PEP 562)
 _LAZY = {

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.gaps import partition_run
-from ..core.summary import summarize
+from ..core.run_summary import summarize
 from ..engine_link import CacheWarning, cache_dir, write_atomic_text
 from .code_key import code_key
 from .hosts import read_where

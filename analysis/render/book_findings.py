@@ -1,15 +1,21 @@
 """The findings the summary and the report both count, made one way for both: the
 ladder's runs, plus the overload sidebar's when they join (render/chapter_runs.py,
-overload_joins), with a sentence saying which; and the load sweep's frame for the
-report's operating-point table."""
+overload_joins), with a sentence saying which; the build's regime sentence; and the load
+sweep's frame. Both pages (analysis/chapters/summary.py and report.py) start from
+`evidence`, so they cannot count a different table."""
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
 
 from ..engine_link import ensure_runs, sweep_specs
 from ..across_runs.findings import findings
+from ..across_runs.operating_point import build_regime
 from ..across_runs.scope import OVERLOAD_LEFT_OUT
 from ..across_runs.summaries import run_summaries
 from ..across_runs.load_sweep import sweep_frame
-from .chapter_runs import overload_joins, overload_specs
+from .chapter_runs import LadderRuns, ladder_runs, overload_joins, overload_specs
 
 
 def overload_note(joined: bool, seeds=None) -> str:
@@ -39,3 +45,38 @@ def sweep_of(profile, rate=None):
         return None, specs
     ensure_runs(specs)
     return sweep_frame(specs, run_summaries(specs)), specs
+
+
+@dataclass
+class Evidence:
+    """What the summary and the report both state: the ladder's runs, the findings table
+    (with the overload sidebar's runs when they join), the note saying which, the build's
+    regime sentence, and the load sweep (None and no specs when the profile runs none)."""
+
+    chapter: LadderRuns
+    found: pd.DataFrame
+    overload_note: str
+    regime_sentence: str
+    sweep: pd.DataFrame | None
+    sweep_specs: list
+
+    @property
+    def n_seeds(self) -> int:
+        return len({s.seed for s in self.chapter.specs})
+
+    @property
+    def n_rungs(self) -> int:
+        return len({s.rung for s in self.chapter.specs})
+
+    @property
+    def duration(self) -> float:
+        return self.chapter.specs[0].duration
+
+
+def evidence(profile=None, seeds=None, duration=None, rate=None) -> Evidence:
+    """The evidence of a build for its papermill parameters; runs that are missing are made first."""
+    chapter = ladder_runs(profile, seeds, duration, rate)
+    found, note = book_findings(chapter, seeds, duration, rate)
+    regime = build_regime(profile, seeds, duration, rate)["sentence"]
+    sweep, specs = sweep_of(chapter.profile, rate)
+    return Evidence(chapter, found, note, regime, sweep, specs)

@@ -12,7 +12,7 @@ from analysis.core import contract
 from analysis.core.pairs import gap_pairs
 from analysis.core.npz import read_npz
 from analysis.core.ranges import concat_ranges
-from analysis.core.summary import HIST_BINS, cause_histogram
+from analysis.core.run_summary import HIST_BINS, cause_histogram
 from analysis.core.timeline import RateTimeline
 from tests.support.paths import GOLDEN_LOGS
 

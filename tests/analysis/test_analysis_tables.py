@@ -10,7 +10,7 @@ from analysis.render import axes
 import analysis
 from analysis.render import figures
 from analysis.core.schemes import CAUSES, LABELS
-from analysis.core.summary import HIST_BINS
+from analysis.core.run_summary import HIST_BINS
 from analysis.render.texthist import histogram_bar
 
 

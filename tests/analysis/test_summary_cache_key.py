@@ -9,7 +9,7 @@ import pytest
 
 import analysis
 from analysis.render import pages
-from analysis.across_runs import code_key, summaries, takeaways
+from analysis.across_runs import cause_fixes, code_key, summaries
 from tests.support.paths import GOLDEN_LOGS
 
 
@@ -26,11 +26,11 @@ def test_the_summary_cache_key_follows_the_code_that_computes_a_summary(tmp_path
 
     try:
         before = key()
-        for sentences in (takeaways, pages):                 # what pages say, not what a run measured
+        for sentences in (cause_fixes, pages):                 # what pages say, not what a run measured
             f = copy / Path(sentences.__file__).relative_to(real)
             f.write_text(f.read_text().replace("the", "thee", 1))
             assert key() == before, f"a change to {sentences.__name__} re-keyed the summaries"
-        for core in ("core/gaps.py", "core/schemes.py", "core/summary.py"):
+        for core in ("core/gaps.py", "core/schemes.py", "core/run_summary.py"):
             (copy / core).write_text((copy / core).read_text() + "\n# the method changed\n")
             assert key() != before, f"a change to {core} kept the summaries' key"
             before = key()
@@ -61,7 +61,7 @@ def test_every_analysis_module_a_summary_runs_is_in_its_key(scheme, request):
     """The import scan misses nothing a summary runs: every analysis file whose code runs
     while a raw log is read, checked and summarized is in the summaries' key. The article
     scheme on a golden log (the article engine's), the refined one on a run of ours."""
-    from analysis.core.summary import summarize
+    from analysis.core.run_summary import summarize
     path = GOLDEN_LOGS[0] if scheme == "article" else request.getfixturevalue("smoke_log")
     real = Path(analysis.__file__).resolve().parent
     ran = {f for f in _files_run_by(lambda: summarize(path, scheme=scheme)) if f.is_relative_to(real)}

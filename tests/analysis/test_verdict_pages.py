@@ -8,7 +8,7 @@ import pytest
 
 from analysis.render import pages
 from analysis.across_runs import findings as F
-from analysis.across_runs import takeaways
+from analysis.across_runs import cause_fixes
 from analysis.across_runs.verdicts import LEADS
 from tests.support.summaries import article_like
 
@@ -65,7 +65,7 @@ def test_every_page_states_the_findings_tables_verdict(make):
     for claim, text in report["verdict"].items():
         assert text.split(" (")[0] == word[claim], claim
 
-    take = takeaways.cost_finding_sentence(found)
+    take = cause_fixes.cost_finding_sentence(found)
     claim = found.loc["watermark_ttft", "claim"]
     assert take == f'The article\'s finding "{claim}" {F.verdict(found, "watermark_ttft")} here.'
     assert take.split(f'"{claim}" ')[1].removeprefix("was ").startswith(word[claim])

@@ -1,9 +1,9 @@
-"""The takeaways page: per cause, where it sat in this build, how it is seen, the fix,
-what the fix did and what it cost here; and the article's quick-reference card with this
-build's numbers beside the article's.
+"""Each cause, for the takeaways page (book/takeaways): where it sat in this build, how
+it is seen, the fix, what the fix did and what it cost here; and the article's
+quick-reference card with this build's numbers beside the article's.
 
 Nothing is judged anew: the verdicts are paired_change's (the ladder chapter's rule),
-the causes' instruments and fixes are causes.CAUSE_FIX, the article's figures come from
+the causes' instruments and fixes are per_cause.CAUSE_FIX, the article's figures come from
 article.py. The knobs a rung changes are passed in (instrument.knobs.ladder_knobs(), a
 layer above this one), so a test can hand in its own.
 """
@@ -22,7 +22,7 @@ from .select import rung_median, runs_of
 from .tables import METRIC_NAMES
 from .wording import median_range, ms, span
 from .verdicts import MOVED, UNJUDGED, unjudged
-from .takeaway_base import (ARTICLE_COST, COSTS, EFFECTS, FIX_RUNGS, HEADLINE, LABEL,  # noqa: F401
+from .fix_effects import (ARTICLE_COST, COSTS, EFFECTS, FIX_RUNGS, HEADLINE, LABEL,  # noqa: F401
                             MISSING, NAMES, _by_seed, fix_effects, fix_step)
 
 
@@ -40,7 +40,7 @@ def _shares(values) -> str:
 def cause_frame(runs, knobs=None) -> pd.DataFrame:
     """One row per cause: its baseline share of tail time and of tail gaps (per run, and
     as 'median [min-max]'), where it sat, how it is seen, the fix and its knobs, its share
-    after the fix (``gone``: under causes.GONE_SHARE in every run there; None if that rung
+    after the fix (``gone``: under per_cause.GONE_SHARE in every run there; None if that rung
     did not run), what the fix did to the cause's headline percentile and what it cost,
     with the article's counterparts."""
     base = runs_of(runs, FIRST)

@@ -1,14 +1,15 @@
-"""The takeaways page's frame, tables and sentences, on synthetic ladders with known
-answers, each sentence in both directions (the claim holds / does not; the cause fired /
-never did; the fix's rung ran / is missing; enough seeds to judge / too few)."""
+"""The takeaways page's frame, tables and sentences (analysis/across_runs/cause_fixes.py),
+on synthetic ladders with known answers, each sentence in both directions (the claim holds /
+does not; the cause fired / never did; the fix's rung ran / is missing; enough seeds to
+judge / too few)."""
 import pandas as pd
 import pytest
 
 from analysis.core.schemes import CAUSES, CLEAN
-from analysis.core.summary import HIST_BINS
+from analysis.core.run_summary import HIST_BINS
 from analysis.instrument.knobs import ladder_knobs
 from analysis.across_runs import article as A
-from analysis.across_runs import paired, takeaways as T
+from analysis.across_runs import paired, cause_fixes as T
 from analysis.across_runs.rungs import (ADMIT_WATERMARK, BASELINE, COMPACT_HISTORY, LAST, RUNGS,
                                  TOKENIZE_OFF_LOOP)
 from tests.support.summaries import article_like

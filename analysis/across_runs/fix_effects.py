@@ -1,4 +1,4 @@
-"""What the takeaways page compares, fixed once: each cause's name, the rungs that fix it,
+"""What the takeaways page (book/takeaways) compares, fixed once: each cause's name, the rungs that fix it,
 the percentile it mostly lives at, what a fix should lower and where it pays; and the
 paired change across each fix (the ladder chapter's rule)."""
 from __future__ import annotations
