@@ -16,8 +16,8 @@ from engine.runs import regime, target
 from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, write_atomic_text
 from engine.runs.calibrate import load_calibration
 from engine.runs.interference import interference_capacity, interference_specs
-from engine.runs.preemption import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
-                                    preemption_sweep_specs, recompute_available)
+from engine.runs.preemption_runs import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
+                                         preemption_sweep_specs, recompute_available)
 from engine.runs.sweep import sweep_specs
 from engine.serve.segments import DETAIL_NAMES
 from engine.serve.workload import arrival_times

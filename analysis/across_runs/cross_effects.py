@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.schemes import CAUSES
-from .causes import CAUSE_FIX
+from .per_cause import CAUSE_FIX
 from .select import rung_above
 from .verdicts import NO_CHANGE, power_floor, unjudged
 from .summaries import run_gaps

@@ -24,7 +24,7 @@ from .finding_checks import (_budget, _compact, _count_time, _eager, _end_to_end
                              _tok_off, _watermark_preempt, _watermark_ttft)
 from .finding_verdicts import (_is_none, failed_sentence, verdict, verdict_counts,  # noqa: F401 (the API)
                                verdict_word, verdicts)
-from .overload import overload_findings
+from .overload_findings import overload_findings
 from .rungs import BUDGET_256, COMPACT_HISTORY, FIRST, GC_FREEZE, GRAPHS_48, LAST, TOKENIZE_OFF_LOOP
 from .select import rung_rows as _rung
 from .tables import summaries_frame

@@ -3,7 +3,7 @@ work back (a smaller token budget, the admission watermark) make the first token
 Checked here seed by seed on TTFT p50, against the rung above each fix."""
 from __future__ import annotations
 
-from .causes import CAUSE_FIX
+from .per_cause import CAUSE_FIX
 from .paired import paired_change
 from .select import rung_above, runs_of
 from .wording import ms

@@ -10,7 +10,7 @@ import pandas as pd
 from ..core.schemes import CAUSES
 from ..engine_link import RUNGS
 from . import article as A
-from .causes import CAUSE_FIX
+from .per_cause import CAUSE_FIX
 from .paired import paired_change, verdict_phrase
 from .rungs import COMPACT_HISTORY, GC_FREEZE
 from .select import rung_above, runs_of

@@ -14,7 +14,7 @@ import pandas as pd
 from ..core.schemes import CAUSES
 from . import article as A
 from . import findings as F
-from .causes import CAUSE_FIX, GONE_SHARE, band_text, cause_bands
+from .per_cause import CAUSE_FIX, GONE_SHARE, band_text, cause_bands
 from .headline import count_time_split
 from .paired import paired_change, verdict_phrase
 from .rungs import FIRST, LAST

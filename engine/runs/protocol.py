@@ -60,7 +60,7 @@ def ensure_profile(profile: str | Profile | None = None, progress: bool = True) 
     load sweep, the preemption chapter's runs (its swap runs are the ladder's and the sweep's
     own, so each log is listed once), then the interference control's two arms and capacities)."""
     from .interference import interference_capacity, interference_specs
-    from .preemption import preemption_specs, preemption_sweep_specs
+    from .preemption_runs import preemption_specs, preemption_sweep_specs
     prof = get_profile(profile)
     control = interference_specs(prof)
     specs = (profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)

@@ -8,7 +8,7 @@ import pytest
 
 from analysis.instrument import control_scores, overhead, sixth_pile
 from analysis.render import chapter_runs
-from analysis.across_runs import causes, ladder, paired
+from analysis.across_runs import ladder_steps, paired, per_cause
 from analysis.across_runs.tables import METRIC_NAMES
 from analysis.across_runs.rungs import ADMIT_WATERMARK, BASELINE, FIRST, GC_FREEZE, LAST, RUNGS
 from analysis.across_runs.select import rung_above
@@ -22,18 +22,18 @@ def test_rung_names_come_from_the_engine_ladder_in_order():
 
 def test_a_cause_is_gone_only_if_under_half_a_percent_in_every_run_after_its_fix():
     runs = article_like()                            # prefill keeps 20% of the tail after its fix
-    assert causes.causes_gone(runs) == ["graph", "preempt", "gc", "tok"]
+    assert per_cause.causes_gone(runs) == ["graph", "preempt", "gc", "tok"]
     runs[-1] = {**runs[-1], "tail_share": {**runs[-1]["tail_share"], "preempt": 0.006}}
-    assert causes.causes_gone(runs) == ["graph", "gc", "tok"]      # one watermark run kept 0.6%
+    assert per_cause.causes_gone(runs) == ["graph", "gc", "tok"]      # one watermark run kept 0.6%
 
 
 def test_step_phrases_cover_every_target_step_of_the_ladder():
     runs = [fake(r["rung"], r["seed"] + 10 * k, **{m: r[m] * (1 + 0.01 * k)
                                                     for m in paired.METRICS})
             for k in range(3) for r in article_like(seeds=(1,))]
-    phrases = ladder.step_phrases(paired.ladder_verdicts(runs, rungs=RUNGS))
-    assert set(phrases) == set(ladder.STEP_TARGETS)
-    for key, (_, _, metric) in ladder.STEP_TARGETS.items():
+    phrases = ladder_steps.step_phrases(paired.ladder_verdicts(runs, rungs=RUNGS))
+    assert set(phrases) == set(ladder_steps.STEP_TARGETS)
+    for key, (_, _, metric) in ladder_steps.STEP_TARGETS.items():
         assert METRIC_NAMES[metric] in phrases[key], (key, phrases[key])
     # 3 seeds cannot reach p <= 0.10: not "no detectable change", a comparison that could not detect one
     assert phrases["watermark_max"] == (

@@ -8,7 +8,7 @@ import pytest
 
 from analysis.core.schemes import REFINED
 from analysis.instrument import control_scores, mechanism_fidelity
-from analysis.across_runs import decomposition, ladder, paired, scheme_compare, scope
+from analysis.across_runs import decomposition, ladder_steps, paired, scheme_compare, scope
 from analysis.across_runs.rungs import ADMIT_WATERMARK, FIRST, GC_FREEZE, RUNGS, TOKENIZE_OFF_LOOP
 from tests.support.summaries import article_like, fake
 
@@ -121,17 +121,17 @@ def _verdicts(ttft_after):
 
 
 def test_ttft_cost_sentence_every_way():
-    rose = ladder.ttft_cost_sentence(_verdicts([900, 800, 700, 600, 500]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
+    rose = ladder_steps.ttft_cost_sentence(_verdicts([900, 800, 700, 600, 500]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
     assert "rose in 5 of 5" in rose and "(median 100 ms -> 700 ms)" in rose and "the cost landed on the time to first token" in rose
     assert "moved TTFT p50 up (suggestive)" in rose
-    fell = ladder.ttft_cost_sentence(_verdicts([90, 80, 70, 60, 50]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
+    fell = ladder_steps.ttft_cost_sentence(_verdicts([90, 80, 70, 60, 50]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
     assert "rose in 0 of 5" in fell and "no cost in time to first token" in fell
-    mixed = ladder.ttft_cost_sentence(_verdicts([120, 80, 130, 60, 100.5]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
+    mixed = ladder_steps.ttft_cost_sentence(_verdicts([120, 80, 130, 60, 100.5]), TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
     assert "rose in 3 of 5" in mixed and "no consistent cost" in mixed
-    assert "not measured" in ladder.ttft_cost_sentence(_verdicts([1, 2, 3, 4, 5]), FIRST, GC_FREEZE)
+    assert "not measured" in ladder_steps.ttft_cost_sentence(_verdicts([1, 2, 3, 4, 5]), FIRST, GC_FREEZE)
     one = paired.ladder_verdicts([fake(TOKENIZE_OFF_LOOP, 1, ttft_p50=12.04), fake(ADMIT_WATERMARK, 1, ttft_p50=12.3)],
                                  rungs=[TOKENIZE_OFF_LOOP, ADMIT_WATERMARK])
-    single = ladder.ttft_cost_sentence(one, TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
+    single = ladder_steps.ttft_cost_sentence(one, TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
     assert "rose in 1 of 1" in single and "(median 12.0 ms -> 12.3 ms)" in single and "one seed cannot show" in single
 
 
@@ -140,7 +140,7 @@ def test_ttft_cost_sentence_concludes_nothing_from_seeds_that_could_not_detect_a
     for seed, after in zip((1, 2), (90.0, 80.0)):
         runs += [fake(TOKENIZE_OFF_LOOP, seed, ttft_p50=100.0), fake(ADMIT_WATERMARK, seed, ttft_p50=after)]
     two = paired.ladder_verdicts(runs, rungs=[TOKENIZE_OFF_LOOP, ADMIT_WATERMARK])
-    s = ladder.ttft_cost_sentence(two, TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
+    s = ladder_steps.ttft_cost_sentence(two, TOKENIZE_OFF_LOOP, ADMIT_WATERMARK)
     assert "no cost" not in s and "rose in 0 of 2" in s
     assert s.endswith("whether the cost landed on the time to first token cannot be judged with 2 seeds "
                       "(the smallest p-value 2 seeds can reach is 0.5).")
@@ -148,12 +148,12 @@ def test_ttft_cost_sentence_concludes_nothing_from_seeds_that_could_not_detect_a
 
 def test_tail_evidence_and_worker_sentences():
     runs = [fake(FIRST, 1, gaps=114000), fake(ADMIT_WATERMARK, 1, gaps=116000), fake(GC_FREEZE, 1, gaps=10)]
-    s = ladder.tail_evidence_sentence(runs, 60.0)
+    s = ladder_steps.tail_evidence_sentence(runs, 60.0)
     assert "At 60 s" in s and "about 115 gap(s)" in s
-    assert "not known" in ladder.tail_evidence_sentence(runs[2:], 60.0)
-    assert "competes with the engine" in ladder.tok_worker_sentence(2)
-    assert "can run beside the engine" in ladder.tok_worker_sentence(8)
-    assert "not recorded" in ladder.tok_worker_sentence(None)
+    assert "not known" in ladder_steps.tail_evidence_sentence(runs[2:], 60.0)
+    assert "competes with the engine" in ladder_steps.tok_worker_sentence(2)
+    assert "can run beside the engine" in ladder_steps.tok_worker_sentence(8)
+    assert "not recorded" in ladder_steps.tok_worker_sentence(None)
 
 
 def test_chance_verdicts_follow_the_number_of_seeds():
@@ -240,7 +240,7 @@ def test_fidelity_counts_the_page_faults_a_copy_touches():
 
 
 def test_seeds_needed_sentence_with_and_without_a_spread():
-    from analysis.across_runs.ladder import seeds_needed_sentence
+    from analysis.across_runs.ladder_steps import seeds_needed_sentence
     s = seeds_needed_sentence(6.4, 6)
     assert "would need about 6 paired seeds (never fewer than 6)." in s and "nan" not in s
     for none in (float("nan"), 0.0):
@@ -267,7 +267,7 @@ def test_the_slow_steps_sentence_never_prints_nan(rows, says):
 
 
 def test_the_unexplained_tail_sentence_with_no_gap_left_says_so():
-    from analysis.across_runs.causes import clean_tail_sentence
+    from analysis.across_runs.per_cause import clean_tail_sentence
     none = clean_tail_sentence(pd.DataFrame({"gap_ms": [], "kernel": []}))
     assert none == "None is left unexplained, so there is no average to give."
     some = clean_tail_sentence(pd.DataFrame({"gap_ms": [30.0, 50.0], "kernel": [10.0, 20.0]}))

@@ -270,7 +270,7 @@ def test_the_scans_see_a_copy(tmp_path):
     put("analysis/render/stall.py", 'LABEL_NAMES = {"kernel": "forward pass"}\n')
     put("analysis/across_runs/findings.py", 'C = "graph < 1% of tail time"\nok = v < 0.01\n')
     put("analysis/across_runs/criteria.py", 'def pct(x):\n    return f"{100 * x:g}%"\n')
-    put("analysis/across_runs/overload.py", "def _median(frame, rung):\n    return 0.0\n")
+    put("analysis/across_runs/overload_findings.py", "def _median(frame, rung):\n    return 0.0\n")
     put("book/checking.ipynb", cells(("markdown", "at most 0.01% of all gap time")))
     put("book/ladder.ipynb", cells(("code", '%matplotlib inline\nlast = median_run(runs, "+admit watermark")\n')))
     for check in CHECKS:

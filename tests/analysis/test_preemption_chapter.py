@@ -1,5 +1,5 @@
 """The preemption chapter's logic (analysis/across_runs/preemption_modes.py, preemption_text.py and
-engine/runs/preemption.py): its run specs, its frame, and every sentence both ways on
+engine/runs/preemption_runs.py): its run specs, its frame, and every sentence both ways on
 synthetic summaries; the victims' wait and the others' cost on real runs."""
 import dataclasses
 import json
@@ -12,7 +12,7 @@ import engine
 from analysis.core.synthetic import runlog_from_steps
 from analysis.across_runs import preemption_modes as P
 from analysis.across_runs import preemption_text as T
-from engine.runs import preemption as EP
+from engine.runs import preemption_runs as EP
 from tests.support.cli import PRESSURED, engine_cli
 
 RECOMPUTE = EP.recompute_available()

@@ -132,8 +132,8 @@ def test_ladder_cells_state_coverage_and_do_not_read_no_change_with_two_seeds():
 
 
 def test_the_report_names_the_forward_pass_as_every_other_page_does():
-    from analysis.across_runs import ladder
-    cols = set(ladder.tail_share_side_by_side(quick_like()).columns.get_level_values(0))
+    from analysis.across_runs import ladder_steps
+    cols = set(ladder_steps.tail_share_side_by_side(quick_like()).columns.get_level_values(0))
     assert "fwd" in cols and "kernel" not in cols
 
 
