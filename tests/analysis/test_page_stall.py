@@ -4,10 +4,12 @@ tables and its run; its numbers, the hypothesis' verdict both ways, on fake summ
 import math
 
 import matplotlib
+import numpy as np
+import pandas as pd
 import pytest
 
 from analysis.chapters import stall
-from analysis.core.schemes import ARTICLE, CAUSES
+from analysis.core.schemes import ARTICLE, CAUSES, CLEAN, get_scheme
 from analysis.across_runs.rungs import FIRST
 from tests.support.pages import glued_names, notebook_code
 from tests.support.summaries import fake
@@ -62,7 +64,35 @@ def test_the_stall_numbers_are_the_facts_the_prose_cites_and_the_quantile():
     assert n == {**{f"stall_{k}": i for i, k in enumerate(stall.FACT_KEYS)}, "stall_quantile": 99.5}
 
 
+def _gaps(causes: dict, evicted=()) -> pd.DataFrame:
+    """200 gaps of 1..200 ms, clean unless ``causes`` names one; ``evicted`` had an eviction."""
+    ms = np.arange(1.0, 201.0)
+    return pd.DataFrame({"gap_ms": ms, "cause": [causes.get(m, CLEAN) for m in ms],
+                         "n_evictions": [int(m in evicted) for m in ms]})
+
+
+def test_the_stall_is_the_smallest_caused_tail_gap_without_an_eviction():
+    assert stall.pick_stall(_gaps({199.0: "gc", 200.0: "gc"}))["gap_ms"] == 199.0
+    assert stall.pick_stall(_gaps({199.0: "preempt", 200.0: "gc"}, evicted={199.0}))["gap_ms"] == 200.0
+    assert stall.pick_stall(_gaps({150.0: "gc"}))["gap_ms"] == 200.0     # none in the tail has a cause: the largest
+    assert stall.pick_stall(_gaps({150.0: "gc"}), quantile=50.0)["gap_ms"] == 150.0
+    with pytest.raises(ValueError, match="no gaps to pick a stall from"):
+        stall.pick_stall(_gaps({}).iloc[:0])
+
+
+def test_the_partition_table_lists_every_part_and_sums_to_the_gap():
+    labels = get_scheme("article").labels
+    parts = dict(zip(labels, np.linspace(1.0, 2.0, len(labels))))
+    gap = pd.Series({"gap_ms": sum(parts.values()), "cause": "gc", "request": 3, "token": 7, "step0": 10,
+                     "step1": 12, **parts})
+    facts = stall.stall_facts(gap)
+    assert facts["steps_spanned"] == 2 and facts["parts_sum_ms"] == pytest.approx(facts["gap_ms"])
+    table = stall.partition_frame(gap)
+    assert len(table) == len(labels) + 1 and table["label"].iloc[-1] == "sum of parts"
+    assert table["ms"].iloc[-1] == pytest.approx(gap["gap_ms"]) and table["share of gap"].iloc[-1] == pytest.approx(1.0)
+
+
 def test_the_notebook_only_calls_its_page():
     code = notebook_code("stall")
     assert "from analysis.chapters import stall" in code and "import engine" not in code
-    assert "stall_example" not in code and "across_runs" not in code and "engine_link" not in code
+    assert "render" not in code.replace("analysis.render.glue", "") and "across_runs" not in code and "engine_link" not in code
