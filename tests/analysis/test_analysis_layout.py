@@ -4,7 +4,9 @@ Layers, lowest first: core (the method) < engine_link (the one door to the engin
 across_runs < instrument (the instrument checked) < render (what the chapters show) <
 chapters (one module per page). A module imports only from its own layer or lower ones;
 there is no import cycle; only engine_link imports ``engine``; an import inside a function
-is only for a heavy or optional library; no module is much above 300 lines.
+is only for a heavy or optional library; no module is much above 300 lines; no two modules
+of engine and analysis share a name, save a page module and the layer package its page is
+named like (the instrument page and the instrument layer: see _page_and_its_layer).
 """
 import ast
 import subprocess
@@ -162,5 +164,25 @@ def test_no_analysis_module_shares_a_name_with_an_engine_module():
     engine_names, analysis_names = _module_names(ROOT / "engine"), _module_names(PACKAGE)
     shared = {name: engine_names[name] + analysis_names[name] for name in set(engine_names) & set(analysis_names)}
     assert not shared, f"same name in engine and analysis: {shared}"
-    twice = {name: where for name, where in analysis_names.items() if len(where) > 1}
+    twice = {name: where for name, where in analysis_names.items()
+             if len(where) > 1 and sorted(where) != _page_and_its_layer(name)}
     assert not twice, f"same name twice in analysis: {twice}"
+
+
+def _page_and_its_layer(name: str) -> list:
+    """The one pairing the distinct-names rule lets through: a page module named for its page
+    (analysis/chapters/<name>.py) and a layer package of that name (analysis/<name>/, a layer of
+    LAYERS), e.g. the instrument page and the instrument layer. A page must be named for its
+    page, and a layer is named in LAYERS, the README's and DESIGN's layout and the imports of
+    every module above it, so neither side can be renamed sensibly; the path tells them apart
+    (analysis.chapters.instrument is the page, analysis.instrument the layer). Two modules, a
+    module and a subpackage, or a page and anything but a layer still fail."""
+    return sorted([f"analysis/chapters/{name}.py", f"analysis/{name}"]) if name in LAYERS else []
+
+
+def test_only_a_page_and_a_layer_may_share_a_name():
+    """The exemption above covers a page beside a layer, and nothing else."""
+    assert _page_and_its_layer("instrument") == ["analysis/chapters/instrument.py", "analysis/instrument"]
+    assert _page_and_its_layer("stall") == []                    # not a layer: a clash with it fails
+    other = sorted(["analysis/across_runs/instrument.py", "analysis/instrument"])   # a module beside the layer
+    assert other != _page_and_its_layer("instrument")

@@ -1,9 +1,6 @@
-"""One stall, up close: pick a tail gap of a run and draw what the engine did during it.
-
-Book support for the chapter that defines a decode-step stall: the engine's steps and
-their segments, the GC pauses and one request's emissions around a single gap, with
-that gap's exclusive partition underneath.
-"""
+"""The stall page (book/stall), computed: one run's summary, the article's hypothesis
+checked on it, one tail gap picked, partitioned and drawn with what the engine did around
+it, and the table of stall kinds; the notebook only displays them."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,14 +8,56 @@ import pandas as pd
 
 from ..core.columns import EMIT, GC, SEG, STEP
 from ..core.gaps import as_log, partition_run
-from ..core.runlog import RunLog
-from ..core.schemes import CLEAN, SEGMENT_KINDS, get_scheme
+from ..core.runlog import RunLog, load
+from ..core.schemes import ARTICLE, CLEAN, SEGMENT_KINDS, get_scheme
+from ..core.summary import summarize
+from ..engine_link import ensure_runs, get_profile, profile_specs
+from ..across_runs.rungs import FIRST
 from ..across_runs.wording import label_names
-from .figures import COLOURS
+from ..render import hypothesis, stall_kinds
+from ..render.figures import COLOURS
+from ..render.page_view import PageView
 
 LABEL_NAMES = label_names("part")
+FACT_KEYS = ("gap_ms", "cause", "request", "steps_spanned", "kernel_ms", "parts_sum_ms")   # glued as stall_<key>
 
 
+def page(profile=None, seeds=None, duration=None, rate=None, rung=None, quantile=99.0) -> PageView:
+    """Everything book/stall shows, from the first seed of ``rung`` (the ladder's first if None);
+    the example is a gap at or above the run's ``quantile`` percentile. The run is made if missing."""
+    rung = rung or FIRST
+    spec = profile_specs(get_profile(profile), rungs=[rung], seeds=seeds, duration=duration, rate=rate)[0]
+    log = load(ensure_runs([spec], progress=False)[0])
+    gaps = partition_run(log)
+    summary = summarize(log, gaps=gaps)
+    stall = pick_stall(gaps, quantile)
+    out = PageView()
+    out.numbers = {**summary_numbers(summary), **stall_numbers(stall_facts(stall), quantile)}
+    out.tables["partition"] = (partition_frame(stall)
+                               .style.format({"ms": "{:.2f}", "share of gap": "{:.1%}"}).hide(axis="index"))
+    out.tables["kinds"] = stall_kinds.stall_table().style.hide(axis="index")
+    out.figures["anatomy"] = lambda: draw_stall(log, stall)
+    return out
+
+
+def summary_numbers(summary: dict) -> dict:
+    """The run's figures the page states, the hypothesis' verdict on them, and the article's
+    primary-cause rule."""
+    return {"stall_rung": summary["rung"], "stall_seed": summary["seed"],
+            "fwd_clean": summary["fwd_share_clean_median"], "fwd_tail": summary["fwd_share_tail_median"],
+            "hypothesis_verdict": hypothesis.verdict(summary["fwd_share_clean_median"],
+                                                     summary["fwd_share_tail_median"]),
+            "run_p50": summary["itl_p50"], "run_p99": summary["itl_p99"], "n_gaps": summary["gaps"],
+            "primary_floor_ms": ARTICLE.floor_ms, "primary_fraction": ARTICLE.min_fraction,
+            "cause_order": ", ".join(ARTICLE.causes)}
+
+
+def stall_numbers(facts: dict, quantile: float) -> dict:
+    """The picked gap's facts as the page glues them (stall_<fact>), with the percentile it was picked at."""
+    return {**{f"stall_{key}": facts[key] for key in FACT_KEYS}, "stall_quantile": quantile}
+
+
+# ---------------------------------------------------------------- one stall, up close
 def pick_stall(gaps: pd.DataFrame, quantile: float = 99.0) -> pd.Series:
     """A representative stall: the smallest gap at or above the run's ``quantile``
     percentile that has a primary cause and no eviction (so the engine's own activity
