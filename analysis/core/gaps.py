@@ -12,8 +12,7 @@ Same rules as the scalar Partitioner, organised for numpy:
 4. residual is what is left, so every row sums to its gap by construction.
 
 Evictions are few (tens to hundreds per run): sorted keys find each one's gaps in
-one search per bound, and nothing loops over gaps. The timeline is built on a second
-core while step 1 and the search of step 3 run.
+one search per bound, and nothing loops over gaps.
 """
 from __future__ import annotations
 
@@ -24,7 +23,6 @@ from pathlib import Path
 import numpy as np
 
 from .schemes import CLEAN, Scheme, get_scheme
-from .background import Background
 from .columns import EMIT, EVICT
 from .pairs import gap_pairs
 from .ranges import concat_ranges
@@ -119,8 +117,7 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     """partition_run's columns as numpy arrays (see Gaps)."""
     sch = get_scheme(scheme)
     log = as_log(log_or_path)
-    # the engine timeline needs none of the pairing below: on a second core meanwhile
-    timeline = Background(EngineTimeline.from_log, log, sch, baseline)
+    tl = EngineTimeline.from_log(log, sch, baseline)
     labels = sch.labels
     n_lab = len(labels)
     i_evicted, i_unc = labels.index(sch.evicted), labels.index(sch.uncovered)
@@ -148,8 +145,6 @@ def partition_gaps(log_or_path, scheme: str | Scheme = "article", baseline=None)
     reads = _timeline_reads(t_em, step_em, first, (step0, step1))
     gap_rank = rank.take(first)
     g, lo, hi = _eviction_overlaps(log.evictions, rids, rank_of, gap_rank, t0, t1)
-    # all of the above while the timeline was built; the rest needs it
-    tl = timeline.result()
     _engine_charge(tl, reads, out=parts)
 
     n_ev = np.zeros(n, dtype=np.int64)
