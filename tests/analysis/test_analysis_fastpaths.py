@@ -109,17 +109,3 @@ def test_cause_histogram_counts_each_gap_in_its_bin_and_cause(gaps):
         inside = [(g, c) for g, c in gaps if lo <= g < hi]
         assert row["n"] == len(inside)
         assert {k: row[k] for k in names} == {k: sum(names[c] == k for _, c in inside) for k in names}
-
-
-# ------------------------------------------------------------------ helper thread
-def test_background_call_returns_its_value_or_raises_its_error_in_the_caller():
-    import threading
-    from analysis.core.background import Background
-    ran_on = []
-    job = Background(lambda x: ran_on.append(threading.current_thread()) or x * 2, 21)
-    assert job.result() == 42 and ran_on[0] is not threading.current_thread()
-    failure = ValueError("bad input, named")
-    job = Background(lambda: (_ for _ in ()).throw(failure))
-    with pytest.raises(ValueError, match="bad input, named") as caught:
-        job.result()
-    assert caught.value is failure
