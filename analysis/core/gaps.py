@@ -207,18 +207,7 @@ def _engine_charge(tl: EngineTimeline, reads, out: np.ndarray) -> np.ndarray:
         table = np.zeros((tl.rates.n_labels, len(used)))
         table[:, used] = tl.rates.integral(times)
     # np.take, not table[:, idx]: the same gather, several times faster in numpy 2.x.
-    # Most gaps span neighbouring rows (one decode step to the next): for those the
-    # difference of neighbours is taken once per row, the same subtraction, so the
-    # gaps need one gather instead of two; the others are read out directly.
-    if table.shape[1] < 2:
-        np.subtract(np.take(table, b, axis=1), np.take(table, a, axis=1), out=out)
-        return out
-    # mode="clip" maps the last row onto the last difference, which such a gap
-    # (never a neighbour pair) has overwritten below
-    np.take(np.diff(table, axis=1), a, axis=1, out=out, mode="clip")
-    far = np.flatnonzero(b - a != 1)
-    if len(far):
-        out[:, far] = np.take(table, b[far], axis=1) - np.take(table, a[far], axis=1)
+    np.subtract(np.take(table, b, axis=1), np.take(table, a, axis=1), out=out)
     return out
 
 
