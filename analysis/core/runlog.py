@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+import zipfile  # noqa: F401  (np.load's first call imports it; paid with this module, like numpy.ma)
 
 import numpy as np
 
