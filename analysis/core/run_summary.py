@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.ma  # noqa: F401  (np.percentile's first call imports it: np.unique asks if its input is masked)
 
-from .background import Background
 from .columns import GC, REQ, STEP
 from .schemes import CLEAN, GRAPH_EAGER, Scheme, get_scheme
 from .runlog import RunLog
@@ -35,9 +34,6 @@ def summarize(log_or_path, scheme: str | Scheme = "article", gaps=None) -> dict:
     labels, causes = list(sch.labels), list(sch.causes)
     clean = code == names.index(CLEAN)
     forward_share = g["forward"] / gap
-    # the quantiles and the clean gaps' median (partial sorts) on a second core,
-    # while everything that does not need the p99 is summed here
-    spread = Background(_spread, gap, forward_share, clean)
     ttft = (log.requests[:, REQ.first_token] - log.requests[:, REQ.arrival]) * 1e3
     all_share = _shares(parts, gap.sum(), labels)
     context = {lab: float(np.sum(g["context"][lab])) for lab in labels}
@@ -45,7 +41,7 @@ def summarize(log_or_path, scheme: str | Scheme = "article", gaps=None) -> dict:
     reconcile = _max_abs_error(parts.sum(axis=1), gap)
     skipped = int(np.count_nonzero((g["step1"] > g["step0"] + 1) & (g["n_evictions"] == 0)))
     engine, hist = engine_counts(log), cause_histogram(gap, code, names, causes)
-    (p50, p90, p99, p999), clean_median = spread.result()
+    p50, p90, p99, p999 = np.percentile(gap, [50, 90, 99, 99.9])
     tail = gap >= p99
     cfg = log.config
     return {
@@ -63,7 +59,7 @@ def summarize(log_or_path, scheme: str | Scheme = "article", gaps=None) -> dict:
         "tail_share": _shares(parts[tail], gap[tail].sum(), labels),
         "all_share": all_share,
         "tail_count": _count_by(code[tail], names, causes + [CLEAN]),
-        "fwd_share_clean_median": clean_median,
+        "fwd_share_clean_median": _median(forward_share[clean]),
         "fwd_share_tail_median": _median(forward_share[tail]),
         "evicted_context_ms": context,
         "reconcile_max_err_ms": reconcile,
@@ -71,11 +67,6 @@ def summarize(log_or_path, scheme: str | Scheme = "article", gaps=None) -> dict:
         **engine,
         "hist": hist,
     }
-
-
-def _spread(gap, forward_share, clean):
-    """(p50, p90, p99, p99.9) of the gaps, and the median forward share of clean gaps."""
-    return np.percentile(gap, [50, 90, 99, 99.9]), _median(forward_share[clean])
 
 
 def _columns(gaps, sch: Scheme) -> dict:

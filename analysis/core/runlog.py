@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+import zipfile  # noqa: F401  (np.load's first call imports it; paid with this module, like numpy.ma)
 
 import numpy as np
 
 from .columns import STEP
 from .contract import ByRequest, RawLogError, checked
-from .npz import read_npz
 from .schemes import GRAPH_EAGER, GRAPH_NONE, SEGMENT_KINDS
 
 __all__ = ["RawLogError", "RunLog", "evictions_by_request", "load", "steps_from_log"]
@@ -62,10 +62,6 @@ def load(path: str | Path) -> RunLog:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such raw log")
-    arrays = read_npz(path)
-    if arrays is not None:
-        return RunLog(**checked(str(path), arrays))
-    # not plainly readable in one pass: np.load reads it, or says what is wrong
     try:
         z = np.load(path, allow_pickle=False)
     except Exception as e:  # zipfile/pickle errors: not an archive numpy can read

@@ -21,7 +21,7 @@ from . import threadclocks
 from .baseline import Baseline, as_baseline, excess_share, fit_baseline
 from .columns import GC, SEG, STEP
 from .coverage import gc_within_s
-from .ranges import concat_ranges, run_starts
+from .ranges import concat_ranges
 from .schemes import DETAIL_KINDS, SEGMENT_KINDS, Scheme
 
 MS = 1e3
@@ -62,25 +62,15 @@ class RateTimeline:
         """As from_intervals, with every layer's rates already in one array: ``layers``
         are (starts, ends, first column of ``pool``) triples, and ``pool``'s last column
         is zero (a caller that fills it in place spares a copy of every rate)."""
-        # Every start and end is an edge. Each layer's boundaries, interleaved (s0, e0,
-        # s1, e1, ...), are already in order for the engine's logs, which makes a
-        # stable argsort of them all nearly free (any order works), and it tells each
-        # boundary its edge's index with no search: the count of distinct values
-        # before it in sorted order.
+        # Every start and end is an edge; each layer's boundaries laid out s0, e0, s1, e1, ...
         pts = []
         for starts, ends, _ in layers:
             p = np.empty(2 * len(starts))
             p[0::2], p[1::2] = starts, ends
             pts.append(p)
         points = np.concatenate(pts) if pts else np.zeros(0)
-        order = np.argsort(points, kind="stable")
-        edges = points.take(order)
-        new = run_starts(edges)
-        rank = np.cumsum(new)
-        rank -= 1
-        edge_of = np.empty(len(points), dtype=np.intp)   # each boundary's edge
-        edge_of[order] = rank
-        edges = edges[new]
+        edges = np.unique(points)
+        edge_of = np.searchsorted(edges, points)   # each boundary's edge
         owner = np.full(len(edges), -1, dtype=np.intp)   # pool column per piece, -1 = none
         first = 0
         for p, (_, _, column) in zip(pts, layers):

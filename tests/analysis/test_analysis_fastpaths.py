@@ -1,8 +1,6 @@
 """The whole-run path's building blocks, each against a plain reference that shares
-no code with it: the one-pass .npz reader, index ranges, pairing tokens into gaps,
-the sparse rate timeline, the disjointness check and the cause histogram."""
-import zipfile
-
+no code with it: index ranges, pairing tokens into gaps, the sparse rate timeline,
+the disjointness check and the cause histogram."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,72 +8,9 @@ from hypothesis import strategies as st
 
 from analysis.core import contract
 from analysis.core.pairs import gap_pairs
-from analysis.core.npz import read_npz
 from analysis.core.ranges import concat_ranges
 from analysis.core.run_summary import HIST_BINS, cause_histogram
 from analysis.core.timeline import RateTimeline
-from tests.support.paths import GOLDEN_LOGS
-
-
-
-# ------------------------------------------------------------------ the .npz reader
-@pytest.mark.parametrize("path", GOLDEN_LOGS, ids=lambda p: p.stem)
-def test_one_pass_reader_gives_what_np_load_gives(path):
-    ours = read_npz(path)
-    assert ours is not None, "the article engine's logs are plain deflated members: no fallback"
-    with np.load(path, allow_pickle=False) as z:
-        assert sorted(ours) == sorted(z.files)
-        for name in z.files:
-            want = z[name]
-            assert ours[name].dtype == want.dtype and ours[name].shape == want.shape, name
-            assert np.array_equal(ours[name], want, equal_nan=want.dtype.kind == "f"), name
-            assert not ours[name].flags.writeable   # a view of the inflated bytes
-
-
-def test_one_pass_reader_keeps_fortran_order_and_strings(tmp_path):
-    path = tmp_path / "mixed.npz"
-    f = np.asfortranarray(np.arange(12.0).reshape(3, 4))
-    np.savez_compressed(path, f=f, s=np.str_('{"a": 1}'), e=np.zeros((0, 3)), i=np.arange(5, dtype=np.int32))
-    got = read_npz(path)
-    assert np.array_equal(got["f"], f) and got["f"].flags.f_contiguous
-    assert str(got["s"]) == '{"a": 1}' and got["e"].shape == (0, 3) and got["i"].dtype == np.int32
-
-
-def _savez(path, savez=np.savez_compressed, **arrays):
-    savez(path, **(arrays or {"x": np.arange(100000.0)}))
-    return path
-
-
-@pytest.mark.parametrize("make", [
-    lambda p: _savez(p, np.savez),                                  # stored members
-    lambda p: (np.save(p.with_suffix(".npy"), np.zeros(3)), p.with_suffix(".npy"))[1],   # no zip
-    lambda p: _savez(p, x=np.array([{"a": 1}], dtype=object)),      # needs pickle
-], ids=["stored", "npy", "object"])
-def test_one_pass_reader_leaves_other_files_to_np_load(tmp_path, make):
-    assert read_npz(make(tmp_path / "f.npz")) is None
-
-
-def test_one_pass_reader_refuses_damage_it_cannot_see_past(tmp_path):
-    """A flipped byte inside a member's deflated data, or a directory that lies about a
-    member's size: never arrays, always None (np.load then names the problem)."""
-    path = _savez(tmp_path / "f.npz")
-    good = path.read_bytes()
-    with zipfile.ZipFile(path) as zf:
-        info = zf.infolist()[0]
-    local = good[info.header_offset + 26:info.header_offset + 30]    # the local header's own lengths
-    start = info.header_offset + 30 + int.from_bytes(local[:2], "little") + int.from_bytes(local[2:], "little")
-    for offset in range(start, start + info.compress_size, max(1, info.compress_size // 40)):
-        bad = bytearray(good)
-        bad[offset] ^= 0xFF
-        path.write_bytes(bytes(bad))
-        assert read_npz(path) is None, offset
-    # the central directory's uncompressed size, made larger than deflate can give
-    directory = good.rindex(b"PK\x01\x02")
-    bad = bytearray(good)
-    bad[directory + 24:directory + 28] = (2**31).to_bytes(4, "little")
-    path.write_bytes(bytes(bad))
-    assert read_npz(path) is None
-
 
 # ------------------------------------------------------------------ ranges
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(-3, 8)), max_size=12))
@@ -174,17 +109,3 @@ def test_cause_histogram_counts_each_gap_in_its_bin_and_cause(gaps):
         inside = [(g, c) for g, c in gaps if lo <= g < hi]
         assert row["n"] == len(inside)
         assert {k: row[k] for k in names} == {k: sum(names[c] == k for _, c in inside) for k in names}
-
-
-# ------------------------------------------------------------------ helper thread
-def test_background_call_returns_its_value_or_raises_its_error_in_the_caller():
-    import threading
-    from analysis.core.background import Background
-    ran_on = []
-    job = Background(lambda x: ran_on.append(threading.current_thread()) or x * 2, 21)
-    assert job.result() == 42 and ran_on[0] is not threading.current_thread()
-    failure = ValueError("bad input, named")
-    job = Background(lambda: (_ for _ in ()).throw(failure))
-    with pytest.raises(ValueError, match="bad input, named") as caught:
-        job.result()
-    assert caught.value is failure
