@@ -10,7 +10,7 @@ from ..core.columns import EMIT, GC, SEG, STEP
 from ..core.gaps import as_log, partition_run
 from ..core.runlog import RunLog, load
 from ..core.schemes import ARTICLE, CLEAN, SEGMENT_KINDS, get_scheme
-from ..core.summary import summarize
+from ..core.run_summary import summarize
 from ..engine_link import ensure_runs, get_profile, profile_specs
 from ..across_runs.rungs import FIRST
 from ..across_runs.wording import label_names
