@@ -50,10 +50,12 @@ from pathlib import Path  # noqa: E402
 
 from tqdm import tqdm  # noqa: E402
 
+from engine.runs.target import RATE as ARTICLE_RATE  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_LOG = ROOT / "tests" / "data" / "golden" / "ladder-r7.5-baseline__s1.npz"
 ARTICLE = Path(os.environ.get("ITL_ARTICLE_TEXT") or ROOT.parent / "shared" / "seed" / "000_6ff97997f1f5eff0.txt")
-LIGHT = dict(seed=1, duration=60.0, rate=6.5)   # the article's engine at a light load
+LIGHT = dict(seed=1, duration=60.0, rate=ARTICLE_RATE)   # the article's engine at its own rate: a light load here
 LISTINGS = {  # as tests/analysis/test_article_compat.py cuts them
     "attribution.py": ("attribution.py — the exclusive gap partitioner\n", "test_attribution.py — unit tests"),
     "analyze.py": ("analyze.py — recomputes every number from the raw logs\n", "DEV Community"),
