@@ -37,7 +37,7 @@ def test_paired_groups_run_inside_their_partners_seed_blocks():
     """Recompute runs are compared run for run with the ladder's swap runs: each is made in
     the ladder's block of its own seed, shuffled with it, and on the same worker, not after
     the whole ladder, where the machine's drift would pass for the preemption mode's effect."""
-    from engine.runs.preemption import preemption_specs
+    from engine.runs.preemption_runs import preemption_specs
     from engine.runs.workers import deal_blocks
     ladder = engine.profile_specs("article", rate=7.0)
     recompute = [s for s in preemption_specs("article", rate=7.0) if s.config.preempt_mode == "recompute"]
