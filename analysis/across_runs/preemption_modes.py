@@ -93,7 +93,8 @@ def op_table(frame: pd.DataFrame, columns=METRICS) -> pd.DataFrame:
 
 
 def mode_pairs(frame: pd.DataFrame, metrics=ITL + ("ttft_p50", "ttft_p99", "tok_per_s")) -> pd.DataFrame:
-    """Recompute against swap, paired by seed, per rung and metric (the ladder's rule)."""
+    """Recompute against swap, paired by seed, per rung and metric (the ladder's rule, in the
+    book's words: 2 seeds give "cannot be judged with 2 seeds", never "no change")."""
     rows = []
     for rung, g in frame.groupby("rung", sort=False):
         sw, rc = (g[g["mode"] == m].set_index("seed") for m in ("swap", "recompute"))
@@ -102,7 +103,7 @@ def mode_pairs(frame: pd.DataFrame, metrics=ITL + ("ttft_p50", "ttft_p99", "tok_
         for m in metrics:
             ch = paired_change(sw[m], rc[m], m)
             rows.append({"rung": rung, "metric": m, "swap": ch["median_before"], "recompute": ch["median_after"],
-                         "ratio": ch["ratio"], "n": ch["n"], "verdict": ch["verdict"], "direction": ch["direction"]})
+                         "ratio": ch["ratio"], "n": ch["n"], "verdict": ch["judged"], "direction": ch["direction"]})
     return pd.DataFrame(rows, columns=["rung", "metric", "swap", "recompute", "ratio", "n", "verdict", "direction"])
 
 

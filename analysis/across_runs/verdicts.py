@@ -109,6 +109,15 @@ def paired_word(res) -> str:
     return NO_CHANGE
 
 
+def difference_word(n: int, raw: str) -> str:
+    """The vocabulary's word for a paired *difference* (a share or a count, which may be
+    zero, so no ratio interval applies): the test's strength, 'no change detected' where
+    n seeds could have detected one, else 'cannot be judged with n seeds'."""
+    if power_floor(n) is not None or raw not in ("no change",) + MOVED:
+        return unjudged(n)
+    return raw if raw in MOVED else NO_CHANGE
+
+
 def paired_reason(res) -> str:
     """Why a paired comparison cannot be judged ('' when it can)."""
     n = int(res["n"])

@@ -4,7 +4,9 @@ k-1 others (engine/runs/interference.py), paired by seed.
 Each row compares one measure between the two arms: the ITL percentiles as a paired
 ratio (beside / alone), each cause's share of tail time and preemptions per 60 s as a
 paired difference (beside - alone; a share or a count may be zero). The verdict is the
-ladder's sign-flip rule (analysis/across_runs/signflip.py); separately, a change is *beyond the
+ladder's sign-flip rule in the book's one vocabulary (analysis/across_runs/verdicts.py: with
+fewer seeds than can reach p <= 0.10 it is "cannot be judged", never "no change"); separately,
+a change is *beyond the
 seed spread* when it is larger than the difference between the alone arm's seeds (the
 noise any comparison of these runs already carries): then the parallel build's runs are
 not interchangeable with runs measured alone.
@@ -17,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ..engine_link import ensure_runs, interference_capacity, interference_specs
-from ..across_runs.signflip import sign_flip, verdict
+from ..across_runs.signflip import SUGGESTIVE, min_seeds, sign_flip, verdict
+from ..across_runs.verdicts import difference_word, paired_word, power_floor, seeds_text
 from ..across_runs.summaries import run_summaries
 from ..across_runs.tables import LABEL_NAMES, METRIC_NAMES
 
@@ -49,9 +52,12 @@ def _row(name: str, kind: str, alone: pd.Series, beside: pd.Series) -> dict:
     lo, hi = (math.exp(test["lo"]), math.exp(test["hi"])) if kind == "ratio" and n >= 2 else (test["lo"], test["hi"])
     beyond = (None if not math.isfinite(spread) or not math.isfinite(size)
               else bool(size > spread))
+    raw = verdict(test["p"], n) if n else "insufficient runs"
+    word = (paired_word({"n": n, "verdict": raw, "lo": lo, "hi": hi}) if kind == "ratio"
+            else difference_word(n, raw))
     return {"measure": name, "kind": kind, "n": n, "alone": float(np.median(a)) if n else math.nan,
             "beside": float(np.median(b)) if n else math.nan, "change": change, "lo": lo, "hi": hi,
-            "p": test["p"], "verdict": verdict(test["p"], n) if n else "insufficient runs",
+            "p": test["p"], "verdict": word,
             "seed_spread": math.exp(spread) if kind == "ratio" and math.isfinite(spread) else spread,
             "beyond_spread": beyond}
 
@@ -135,6 +141,12 @@ def interference_sentence(table: pd.DataFrame, k: int | None) -> str:
         return (f"With one seed per arm there is no seed spread to judge against, so whether measuring beside "
                 f"{who} moves the anatomy cannot be told from this build.")
     hit = moved(table)
+    floor = power_floor(n)
+    if not hit and floor:                    # the spread check alone cannot clear the runs
+        return (f"Measured beside {who} at a time, no measure of the anatomy moved beyond the spread between "
+                f"the {seeds_text(n)} measured alone, but the paired test cannot judge these changes ({floor}): "
+                f"this build cannot say that runs of a parallel build read as runs measured alone would. "
+                f"A paired test needs at least {min_seeds(SUGGESTIVE)} seeds per arm to reach a verdict.")
     if not hit:
         return (f"Measured beside {who} at a time, no measure of the anatomy moved beyond the spread between "
                 f"the {n} seeds measured alone: on this machine runs of a parallel build at this level read as "

@@ -28,13 +28,29 @@ def test_a_change_larger_than_the_seed_spread_is_flagged_and_cautioned():
 
 
 def test_a_change_within_the_seed_spread_is_not():
+    alone = [_run(s, 1.0, 1 + 0.2 * s) for s in range(1, 7)]
+    beside = [_run(s, 1.01, 1 + 0.2 * s) for s in range(1, 7)]
+    beside[0]["itl_p999"] *= 0.97            # one seed the other way: the test finds no change
+    table = ifc.interference_table(alone, beside)
+    assert ifc.moved(table) == []
+    assert ifc.interference_sentence(table, 2).startswith("Measured beside 1 other run at a time, no measure")
+    assert "within the noise" in ifc.interference_sentence(table, 2)
+    shown = ifc.display_table(table)
+    assert shown.loc["p99.9", "change"] == "1.00x" and shown.loc["preempt share of tail time", "alone"] == "30.0%"
+    assert shown.loc["p99.9", "verdict"] == "no change detected"
+
+
+def test_two_seeds_cannot_judge_and_the_sentence_does_not_clear_the_runs():
+    """The quick build's control has 2 seeds an arm: the smallest p they reach is 0.5, so no
+    row may read "no change", and the sentence may not say the runs read as if alone."""
     alone = [_run(s, 1.0, 1 + 0.2 * s) for s in (1, 2)]
     beside = [_run(s, 1.05, 1 + 0.2 * s) for s in (1, 2)]
     table = ifc.interference_table(alone, beside)
     assert ifc.moved(table) == []
-    assert ifc.interference_sentence(table, 2).startswith("Measured beside 1 other run at a time, no measure")
-    shown = ifc.display_table(table)
-    assert shown.loc["p99.9", "change"] == "1.05x" and shown.loc["preempt share of tail time", "alone"] == "30.0%"
+    assert set(table["verdict"]) == {"cannot be judged with 2 seeds"}
+    words = ifc.interference_sentence(table, 2)
+    assert "cannot judge these changes (the smallest p-value 2 seeds can reach is 0.5)" in words
+    assert "within the noise" not in words and "at least 5 seeds" in words
 
 
 def test_one_seed_or_one_core_cannot_judge():

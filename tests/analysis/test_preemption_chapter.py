@@ -112,6 +112,7 @@ def test_op_sentence_pairs_recompute_with_swap_by_seed():
     assert f"With {BASE}, recompute against swap over 3 paired seed(s)" in text
     assert "p99.9 0.50x" in text and "throughput 1.00x" in text
     assert "preemptions per 60 s 20 under swap, 40 under recompute" in text
+    assert "(cannot be judged with 3 seeds)" in text and "no change" not in text
     assert T.op_sentence(P.mode_pairs(f[f["mode"] == "swap"]), P.op_table(f)) == \
         "No recompute runs were paired with swap runs, so the operating point compares nothing."
 
