@@ -26,7 +26,15 @@ from engine.runs.target import BAND, REGIME, Band, Regime
 from engine.serve.config import INJECTION_KINDS
 from engine.serve.threadclock import ThreadClock
 
-__all__ = ["FORWARDS", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
+
+def real_engine():
+    """The real-engine probe's package (engine/real), imported on first use: its runs
+    need torch and transformers, which the rest of the book does not."""
+    from engine.real import config, internals, operating, runs
+    return {"config": config, "internals": internals, "operating": operating, "runs": runs}
+
+
+__all__ = ["real_engine", "FORWARDS", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "slug", "CACHE_ENV", "CacheWarning", "cache_dir",
            "run_path", "runs_dir", "default_concurrency",
            "write_atomic_text", "raw_log_problem", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",

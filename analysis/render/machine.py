@@ -48,8 +48,19 @@ def package_versions(path: str | Path = REQUIREMENTS) -> pd.DataFrame:
     rows = [{"package": name, "pinned": pin, "installed": installed_version(name) or "missing"}
             for name, pin in requirement_pins(path).items()]
     df = pd.DataFrame(rows, columns=["package", "pinned", "installed"])
-    df["matches"] = df["pinned"] == df["installed"]
+    df["matches"] = [satisfies(i, p) for p, i in zip(df["pinned"], df["installed"])]
     return df
+
+
+def satisfies(installed: str, pin: str) -> bool:
+    """Whether an installed version meets the pin `==pin` as pip reads it (PEP 440: a local
+    build such as torch's 2.13.0+cpu meets ==2.13.0)."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion
+    try:
+        return SpecifierSet(f"=={pin}").contains(installed, prereleases=True)
+    except InvalidVersion:
+        return installed == pin
 
 
 # ------------------------------------------------------------------ machine

@@ -28,7 +28,7 @@ CONFIG_FILES = ("_config.yml", "_toc.yml", "requirements.txt")
 # What chapters read. Not summaries/ (derived from runs and the analysis code, both in
 # the key) nor fidelity/ and fidelity_runs/ (written while the instrument chapter executes, and keyed
 # themselves by machine and code, which the key holds too).
-CACHE_FOLDERS = ("runs", "calibration")
+CACHE_FOLDERS = ("runs", "calibration", "real_runs", "real_calibration")
 RENDER_LIBRARIES = ("pandas", "matplotlib", "myst-nb", "jupyter-book")   # how a page's outputs look
 KEEP = 4
 PRIORITY = 450          # builder-inited: after profile_runs (400), before myst-nb reads its config (500)

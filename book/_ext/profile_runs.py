@@ -29,6 +29,10 @@ def run_profile(app) -> None:
     runs = engine.ensure_profile(profile, progress=True)
     n = len({s.path for v in runs.values() for s in v})      # a run two chapters share counts once
     logger.info(f"[profile_runs] {n} runs ready in {time.time() - t0:.0f} s")
+    from analysis.chapters import real_engine
+    t0 = time.time()
+    n = len(real_engine.ensure_real(profile))
+    logger.info(f"[profile_runs] {n} real-engine runs ready in {time.time() - t0:.0f} s")
     from analysis.instrument import interference_scores
     found = interference_scores.control(profile)
     if interference_scores.moved(found["table"]):       # said on the terminal too, not only on the page

@@ -8,7 +8,7 @@ import pytest
 import engine
 from analysis.chapters import causes
 from analysis.across_runs import interpreters, per_cause
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def page():
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("causes") <= set(page.numbers)
+    assert cited("causes") <= set(page.numbers)
 
 
 @pytest.mark.slow

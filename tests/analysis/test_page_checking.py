@@ -12,7 +12,7 @@ import pytest
 import engine
 from analysis.chapters import checking
 from analysis.across_runs.rungs import FIRST, LAST
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 matplotlib.use("Agg")
 
@@ -78,7 +78,7 @@ def test_a_positive_control_without_a_label_says_so():
 # ---------------------------------------------------------------- the page, smoke profile
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("checking") <= set(page.numbers)
+    assert cited("checking") <= set(page.numbers)
 
 
 @pytest.mark.slow

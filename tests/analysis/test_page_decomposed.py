@@ -10,7 +10,7 @@ import engine
 from analysis.chapters import decomposed
 from analysis.core.schemes import CAUSES
 from analysis.across_runs.rungs import FIRST
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 matplotlib.use("Agg")
 
@@ -27,7 +27,7 @@ def test_gaps_per_run_is_the_median_and_nan_without_runs():
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("decomposed") <= set(page.numbers)
+    assert cited("decomposed") <= set(page.numbers)
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import engine
 from analysis.chapters import instrument
 from analysis.across_runs import article
 from analysis.across_runs.rungs import FIRST
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def page(run_cache):
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("instrument") <= set(page.numbers)
+    assert cited("instrument") <= set(page.numbers)
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import pytest
 from analysis.chapters import ladder
 from analysis.across_runs import paired, signflip
 from analysis.across_runs.rungs import LAST
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 matplotlib.use("Agg")
 
@@ -19,7 +19,7 @@ def page():
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("ladder") <= set(page.numbers)
+    assert cited("ladder") <= set(page.numbers)
 
 
 @pytest.mark.slow

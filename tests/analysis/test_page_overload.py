@@ -8,7 +8,7 @@ import engine
 from analysis.chapters import overload
 from analysis.across_runs import signflip
 from analysis.across_runs import verdicts as vocabulary
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 matplotlib.use("Agg")
 
@@ -20,7 +20,7 @@ def page():
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("overload") <= set(page.numbers)
+    assert cited("overload") <= set(page.numbers)
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import pytest
 import engine
 from analysis.chapters import partition
 from analysis.instrument import cases as examples
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_the_reconciliation_numbers_agree_with_its_table():
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("partition") <= set(page.numbers)
+    assert cited("partition") <= set(page.numbers)
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ import matplotlib
 import pytest
 
 from analysis.chapters import preemption
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 matplotlib.use("Agg")
 
@@ -17,7 +17,7 @@ def page():
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("preemption") <= set(page.numbers) | set(page.text)
+    assert cited("preemption") <= set(page.numbers) | set(page.text)
     assert not set(page.numbers) & set(page.text)          # one loop glues both: no name twice
 
 

@@ -7,7 +7,7 @@ import matplotlib
 import pytest
 
 from analysis.chapters import regimes
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 
 matplotlib.use("Agg")
 
@@ -19,7 +19,7 @@ def page():
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("regimes") <= set(page.numbers)
+    assert cited("regimes") <= set(page.numbers)
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ import pytest
 from analysis.chapters import stall
 from analysis.core.schemes import ARTICLE, CAUSES, CLEAN, get_scheme
 from analysis.across_runs.rungs import FIRST
-from tests.support.pages import glued_names, notebook_code
+from tests.support.page_cells import cited, notebook_code
 from tests.support.summaries import fake
 
 matplotlib.use("Agg")
@@ -24,7 +24,7 @@ def page(run_cache):
 
 @pytest.mark.slow
 def test_every_value_the_prose_cites_is_computed(page):
-    assert glued_names("stall") <= set(page.numbers)
+    assert cited("stall") <= set(page.numbers)
 
 
 @pytest.mark.slow

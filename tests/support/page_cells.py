@@ -42,3 +42,8 @@ def imported(page: str) -> set[str]:
 def calls_only_its_page(page: str) -> list[str]:
     """What book/<page>.ipynb imports beyond its own page module and the display helpers."""
     return sorted(imported(page) - DISPLAY_IMPORTS - {f"analysis.chapters.{page}"})
+
+
+def notebook_code(page: str) -> str:
+    """The code cells of book/<page>.ipynb, joined."""
+    return "\n".join(_cells(page, "code"))

@@ -1,0 +1,122 @@
+"""The real-engine page (book/real_engine), computed: Hugging Face transformers' continuous
+batching serving the book's workload under the probe (engine/real), partitioned by the
+book's method, beside this book's engine and the article; the notebook only displays it.
+
+Profiles: smoke runs every rung once, 3 s, at the search's start rate (not calibrated,
+and the page says where that rate landed); quick and article place the baseline by the
+regime method (engine/real/operating.py) with checks as long as the profile's runs.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..core.gaps import partition_run
+from ..core.runlog import load
+from ..core.schemes import get_scheme
+from ..engine_link import LADDER, ensure_runs, get_profile, profile_specs, real_engine, target
+from ..across_runs import real_engine as R
+from ..across_runs.summaries import run_summaries
+from ..across_runs.verdicts import strongest
+from ..render import figures, figures_real
+from ..render.page_view import PageView
+
+PERCENT = "{:.1f}"
+
+
+def operating(prof, rate):
+    """(rate, how it was chosen, the calibration record or None)."""
+    op = real_engine()["operating"]
+    if rate is not None:
+        return float(rate), "given", None
+    if prof.calibration != "checked":
+        return op.START_RATE, "uncalibrated", None
+    rec = op.operating_point(prof.check_duration or prof.duration)
+    return float(rec["rate"]), "checked", rec
+
+
+def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
+    """The page's real-engine runs, made first where missing (the operating point's checks
+    too): the book's build calls this before any chapter executes. Returns their specs."""
+    prof = get_profile(profile)
+    re = real_engine()
+    re["internals"].check()
+    op_rate, _, _ = operating(prof, rate)
+    specs = re["runs"].ladder_specs(op_rate, tuple(seeds or prof.seeds), float(duration or prof.duration))
+    if any(not s.path.exists() for s in specs):    # (no progress bar, and no tqdm warning, when all are made)
+        re["runs"].ensure_real_runs(specs)
+    return specs
+
+
+def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
+    prof = get_profile(profile)
+    re = real_engine()
+    versions = re["internals"].check()
+    seeds = tuple(seeds or prof.seeds)
+    duration = float(duration or prof.duration)
+    op_rate, how, rec = operating(prof, rate)
+    specs = ensure_real(prof, seeds, duration, rate)
+    summaries = run_summaries(specs)
+    base = [s for s in summaries if s["rung"] == "baseline"]
+    base_paths = [s.path for s in specs if s.rung == "baseline"]
+
+    ours_specs = profile_specs(prof, rungs=[LADDER["baseline"]], seeds=seeds, duration=duration)
+    ensure_runs(ours_specs)
+    ours = run_summaries(ours_specs)
+
+    labels = list(get_scheme("article").labels)
+    tails = R.tail_table(base, ours, labels)
+    split = R.split_check(base_paths)
+    yard = re["operating"].decode_forward_ms(base_paths)
+    sig = [re["operating"].regime.signature(p, yard["ms"]) for p in base_paths]
+    med = {k: R._median([x[k] for x in sig]) for k in ("fullness", "preemptions_per_min", "ttft_p50_ms", "p50_ms")}
+    med["drains"] = med["ttft_p50_ms"] <= target.REGIME.band.max_ttft_p50_s * 1e3
+    place, decided = target.REGIME.stage(med) if math.isfinite(med["fullness"]) else ("unplaced", "fullness")
+    pairs = R.ladder_pairs(summaries)
+    cfg = re["config"].RealConfig()
+
+    numbers = {
+        "re_transformers": versions["transformers"], "re_torch": versions["torch"],
+        "re_layers": cfg.num_layers, "re_hidden": cfg.hidden_size, "re_vocab": cfg.vocab_size,
+        "re_blocks": cfg.num_blocks, "re_page": cfg.page_size, "re_budget": cfg.max_batch_tokens,
+        "re_rate": op_rate, "re_rate_how": how, "re_seeds": len(seeds), "re_duration": duration,
+        "re_checks": len(rec["checks"]) if rec else 0,
+        "re_reached": ("reached" if rec["reached"] else "not reached") if rec else "not searched",
+        "re_fwd_b32": yard["ms"], "re_fullness": med["fullness"], "re_article_fullness": target.REGIME.fullness,
+        "re_preempt_min": med["preemptions_per_min"], "re_ttft_p50": med["ttft_p50_ms"],
+        "re_place": place, "re_place_by": decided,
+        "re_reconcile": max(s["reconcile_max_err_ms"] for s in summaries),
+        "re_runs": len(summaries), "re_gaps": sum(s["gaps"] for s in summaries),
+        "re_split_ratio": split["ratio"], "re_split_mixed": split["mixed"], "re_split_pure": split["pure"],
+        "re_split_sentence": R.split_sentence(split),
+        "re_gc_threads": R.gc_sentence(R.gc_threads(base_paths), len(base_paths)),
+        "re_transfer": R.transfer_sentence(tails), "re_strongest": strongest(len(seeds)),
+        "re_fixes": R.fix_sentence(pairs), "re_swap_pool": _swap_pool(specs),
+    }
+    tables = {
+        "tails": tails.style.format(PERCENT, na_rep="-"),
+        "ladder": pairs.style.format({"baseline": "{:.2f}", "rung value": "{:.2f}", "ratio": "{:.2f}x"})
+                       .hide(axis="index"),
+        "runs": pd.DataFrame([{k: s[k] for k in ("rung", "seed", "requests", "gaps", "itl_p50", "itl_p99",
+                                                  "itl_p999", "preemptions")} for s in summaries])
+                  .style.format({"itl_p50": "{:.2f}", "itl_p99": "{:.2f}", "itl_p999": "{:.1f}"}).hide(axis="index"),
+    }
+    first = next(s for s in specs if s.rung == "baseline")
+    rungs = list(dict.fromkeys(s.rung for s in specs))
+    figs = {
+        "histogram": lambda: figures.cause_histogram_figure(partition_run(load(first.path))),
+        "tails": lambda: figures_real.tail_sources_figure(tails),
+        "ladder": lambda: figures.ladder_figure(summaries, order=rungs),
+    }
+    numbers["re_hist_seed"] = first.seed
+    return PageView(numbers=numbers, tables=tables, figures=figs)
+
+
+def _swap_pool(specs) -> str:
+    """How the swap rung's runs held their CPU swap pool (replay.swap_pool_on_cpu)."""
+    pinned = {bool(load(s.path).provenance.get("swap_pool_pinned")) for s in specs if s.rung == "swap"}
+    if not pinned:
+        return "no swap run in this build"
+    return {frozenset({True}): "pinned", frozenset({False}): "unpinned (no accelerator here)"}.get(
+        frozenset(pinned), "pinned in some runs and not in others")
