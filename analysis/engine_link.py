@@ -15,7 +15,7 @@ from engine.microbench import forward_ms_subprocess
 from engine.runs import regime, target
 from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, run_path, runs_dir, write_atomic_text
 from engine.runs.executors import default_concurrency
-from engine.runs.calibrate import load_calibration
+from engine.runs.calibrate import load_calibration, median_signature
 from engine.runs.interference import interference_capacity, interference_specs
 from engine.runs.preemption_runs import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
                                          preemption_sweep_specs, recompute_available)
@@ -25,19 +25,19 @@ from engine.serve.workload import arrival_times
 from engine.runs.target import BAND, REGIME, Band, Regime
 from engine.serve.config import INJECTION_KINDS
 from engine.serve.threadclock import ThreadClock
+from engine.real import config as real_config, internals as real_internals, operating as real_operating, runs as real_runs
 
 
 def real_engine():
-    """The real-engine probe's package (engine/real), imported on first use: its runs
-    need torch and transformers, which the rest of the book does not."""
-    from engine.real import config, internals, operating, runs
-    return {"config": config, "internals": internals, "operating": operating, "runs": runs}
+    """The real-engine probe's modules (engine/real). They import torch and transformers
+    only when a run is made, so importing them here costs the rest of the book nothing."""
+    return {"config": real_config, "internals": real_internals, "operating": real_operating, "runs": real_runs}
 
 
 __all__ = ["real_engine", "FORWARDS", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "slug", "CACHE_ENV", "CacheWarning", "cache_dir",
            "run_path", "runs_dir", "default_concurrency",
-           "write_atomic_text", "raw_log_problem", "load_calibration", "regime", "target", "BAND", "Band", "REGIME", "Regime",
+           "write_atomic_text", "raw_log_problem", "load_calibration", "median_signature", "regime", "target", "BAND", "Band", "REGIME", "Regime",
            "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "run_article", "sweep_specs",
            "forward_ms_subprocess", "ThreadClock",
            "MODES", "PREEMPTION_RUNGS", "mode_of", "preemption_specs", "preemption_sweep_specs",

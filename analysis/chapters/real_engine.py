@@ -15,8 +15,8 @@ import pandas as pd
 from ..core.gaps import partition_run
 from ..core.runlog import load
 from ..core.schemes import get_scheme
-from ..engine_link import LADDER, ensure_runs, get_profile, profile_specs, real_engine, target
-from ..across_runs import real_engine as R
+from ..engine_link import LADDER, ensure_runs, get_profile, median_signature, profile_specs, real_engine, target
+from ..across_runs import real_findings as R
 from ..across_runs.summaries import run_summaries
 from ..across_runs.verdicts import strongest
 from ..render import figures, figures_real
@@ -70,8 +70,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     split = R.split_check(base_paths)
     yard = re["operating"].decode_forward_ms(base_paths)
     sig = [re["operating"].regime.signature(p, yard["ms"]) for p in base_paths]
-    med = {k: R._median([x[k] for x in sig]) for k in ("fullness", "preemptions_per_min", "ttft_p50_ms", "p50_ms")}
-    med["drains"] = med["ttft_p50_ms"] <= target.REGIME.band.max_ttft_p50_s * 1e3
+    med = median_signature(sig)
     place, decided = target.REGIME.stage(med) if math.isfinite(med["fullness"]) else ("unplaced", "fullness")
     pairs = R.ladder_pairs(summaries)
     cfg = re["config"].RealConfig()

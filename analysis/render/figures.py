@@ -28,6 +28,17 @@ COLOURS = {
 HIST_ORDER = [CLEAN] + CAUSES  # stacking order: the bulk at the bottom
 
 
+def stack_shares(ax, x, shares: pd.DataFrame) -> None:
+    """Stacked bars at positions ``x``, one bar per row of ``shares`` and one layer per
+    column (a label, stacked in column order), each label in its colour (grey without one)
+    and named as the tables name it."""
+    bottom = np.zeros(len(shares))
+    for lab in shares.columns:
+        height = shares[lab].to_numpy(dtype=float)
+        ax.bar(x, height, bottom=bottom, color=COLOURS.get(lab, "#CCCCCC"), label=LABEL_NAMES.get(lab, lab))
+        bottom += height
+
+
 def cause_histogram_figure(data, bins: int | Sequence[float] = 60, log_counts: bool = True,
                            title: str | None = None) -> Figure:
     """Stacked histogram of gaps by primary cause on a log ITL axis.
@@ -97,10 +108,7 @@ def tail_composition_figure(summaries, order: Sequence[str] | None = None,
     x = np.arange(len(table))
     fig = Figure(figsize=(8, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    bottom = np.zeros(len(table))
-    for lab in LABELS:
-        ax.bar(x, table[lab], bottom=bottom, color=COLOURS[lab], label=LABEL_NAMES.get(lab, lab))
-        bottom += table[lab].to_numpy()
+    stack_shares(ax, x, table[LABELS])
     ax.set_xticks(x, [str(r) for r in table.index], rotation=25, ha="right")
     ax.set_xlabel("rung of the fix ladder")
     ax.set_ylabel("share of tail time (%)" if which == "tail_share" else "share of gap time (%)")

@@ -9,7 +9,7 @@ from ..core.gaps import as_log
 from ..core.threadclocks import step_clock_ms
 from ..instrument.control_scores import injections
 from ..across_runs.tables import LABEL_NAMES
-from .figures import COLOURS
+from .figures import COLOURS, stack_shares
 
 
 def hog_figure(log_or_path) -> Figure:
@@ -39,12 +39,8 @@ def scheme_tail_figure(table, title: str | None = None) -> Figure:
     fig = Figure(figsize=(8, 4.2), layout="constrained")
     ax = fig.add_subplot()
     x = np.arange(data.shape[1])
-    bottom = np.zeros(data.shape[1])
-    names = {v: k for k, v in LABEL_NAMES.items()}
-    for lab in data.index:
-        colour = COLOURS.get(names.get(lab, lab), "#CCCCCC")
-        ax.bar(x, data.loc[lab], bottom=bottom, color=colour, label=lab)
-        bottom += data.loc[lab].to_numpy()
+    labels = {v: k for k, v in LABEL_NAMES.items()}          # the table names labels as the tables do
+    stack_shares(ax, x, data.T.rename(columns=labels))
     ax.set_xticks(x, [f"{r}\n{s}" for r, s in data.columns], fontsize=8)
     ax.set_xlabel("rung and attribution scheme")
     ax.set_ylabel("share of tail time (%)")

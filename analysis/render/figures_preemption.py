@@ -10,8 +10,8 @@ from matplotlib.figure import Figure
 
 from ..core.schemes import LABELS
 from ..across_runs.rungs import BASELINE
-from ..across_runs.tables import LABEL_NAMES, METRIC_NAMES
-from .figures import COLOURS
+from ..across_runs.tables import METRIC_NAMES
+from .figures import stack_shares
 
 MODE_COLOURS = {"swap": "#4C72B0", "recompute": "#C44E52"}
 MODE_MARKERS = {"swap": "o", "recompute": "s"}
@@ -50,10 +50,7 @@ def tail_figure(op: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(8, 3.4), layout="constrained")
     ax = fig.subplots()
     names = [f"{r}\n{m}" for r, m in med.index]
-    bottom = np.zeros(len(med))
-    for lab in LABELS:
-        ax.bar(names, med[f"tail_{lab}"], bottom=bottom, color=COLOURS[lab], label=LABEL_NAMES.get(lab, lab))
-        bottom += med[f"tail_{lab}"].to_numpy()
+    stack_shares(ax, names, med.set_axis(LABELS, axis=1))
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of tail time")
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))

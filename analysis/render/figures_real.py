@@ -6,23 +6,19 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..across_runs.tables import LABEL_NAMES
-from .figures import COLOURS
+from .figures import stack_shares
 
 
 def tail_sources_figure(table: pd.DataFrame, title: str | None = None) -> Figure:
     """Stacked bars of the median share of tail time (%) by label, one bar per column of
-    across_runs.real_engine.tail_table (real engine, this book's engine, the article).
+    across_runs.real_findings.tail_table (real engine, this book's engine, the article).
     Medians are taken label by label, so a bar need not reach exactly 100%; a label a
     source does not report (NaN) is drawn as nothing."""
     data = table.fillna(0.0)
     fig = Figure(figsize=(8, 4.2), layout="constrained")
     ax = fig.add_subplot()
     x = np.arange(data.shape[1])
-    bottom = np.zeros(data.shape[1])
-    for lab in data.index:
-        ax.bar(x, data.loc[lab], bottom=bottom, color=COLOURS.get(lab, "#CCCCCC"), label=LABEL_NAMES.get(lab, lab))
-        bottom += data.loc[lab].to_numpy()
+    stack_shares(ax, x, data.T)
     ax.set_xticks(x, [str(c) for c in data.columns])
     ax.set_ylabel("median share of tail time (%)")
     ax.set_ylim(0, 105)

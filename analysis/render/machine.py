@@ -10,6 +10,8 @@ from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion
 
 from ..across_runs import article as A
 
@@ -55,8 +57,6 @@ def package_versions(path: str | Path = REQUIREMENTS) -> pd.DataFrame:
 def satisfies(installed: str, pin: str) -> bool:
     """Whether an installed version meets the pin `==pin` as pip reads it (PEP 440: a local
     build such as torch's 2.13.0+cpu meets ==2.13.0)."""
-    from packaging.specifiers import SpecifierSet
-    from packaging.version import InvalidVersion
     try:
         return SpecifierSet(f"=={pin}").contains(installed, prereleases=True)
     except InvalidVersion:

@@ -109,6 +109,21 @@ def test_figures_render(runs, tmp_path):
     assert set(figures.COLOURS) >= set(LABELS) | {"clean"}
 
 
+def test_stacked_shares_sit_on_each_other_in_column_order_with_the_label_colours():
+    from matplotlib.colors import to_hex
+    fig = Figure()
+    ax = fig.add_subplot()
+    from analysis.across_runs.tables import LABEL_NAMES
+    shares = pd.DataFrame({"kernel": [10.0, 30.0], "preempt": [60.0, 0.0], "new label": [5.0, 20.0]})
+    figures.stack_shares(ax, np.arange(2), shares)
+    layers = ax.containers
+    assert [c.get_label() for c in layers] == [LABEL_NAMES["kernel"], LABEL_NAMES["preempt"], "new label"]
+    assert [[p.get_y() for p in c] for c in layers] == [[0, 0], [10, 30], [70, 30]]
+    assert [[p.get_height() for p in c] for c in layers] == [[10, 30], [60, 0], [5, 20]]
+    assert [to_hex(c[0].get_facecolor()) for c in layers] == [
+        figures.COLOURS["kernel"].lower(), figures.COLOURS["preempt"].lower(), "#cccccc"]
+
+
 def test_a_log_axis_under_a_decade_labels_plain_ticks_that_do_not_collide():
     def short_log_axis():
         fig = Figure(figsize=(3, 1.6), layout="constrained")

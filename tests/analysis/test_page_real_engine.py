@@ -1,12 +1,12 @@
 """The real-engine page (analysis/chapters/real_engine.py) and its computations
-(analysis/across_runs/real_engine.py): known numbers through the pure functions, then the
+(analysis/across_runs/real_findings.py): known numbers through the pure functions, then the
 smoke page from the engine's own runs (the session cache the smoke build shares)."""
 import math
 
 import numpy as np
 import pytest
 
-from analysis.across_runs import real_engine as R
+from analysis.across_runs import real_findings as R
 from analysis.chapters import real_engine
 from tests.support.page_cells import calls_only_its_page, cited
 

@@ -20,21 +20,21 @@ DECODE, PREFILL = 3, 2          # segment codes (engine/serve/segments.py)
 LADDER_METRICS = ("itl_p50", "itl_p99", "itl_p999", "itl_max", "ttft_p50")
 
 
-def _median(values) -> float:
-    v = [x for x in values if x is not None and np.isfinite(x)]
-    return float(np.median(v)) if v else math.nan
+def _shares(runs: list[dict], labels: list) -> pd.Series:
+    """Median share of tail time (%) per label over ``runs`` (NaN with no runs); a label
+    missing from a run's shares held none of its tail time."""
+    frame = pd.DataFrame([s["tail_share"] for s in runs], columns=labels, dtype=float).fillna(0.0)
+    return 100 * frame.median()
 
 
 def tail_table(real: list[dict], ours: list[dict], labels) -> pd.DataFrame:
     """Median share of tail time (%) per label: the real engine's baseline runs, this book's
     engine's baseline runs and the article's baseline."""
-    rows = []
-    for lab in labels:
-        rows.append({"label": lab,
-                     "real engine": 100 * _median([s["tail_share"].get(lab, 0.0) for s in real]),
-                     "this book's engine": 100 * _median([s["tail_share"].get(lab, 0.0) for s in ours]),
-                     "article": 100 * A.TAIL_SHARE[BASELINE].get(lab, math.nan)})
-    return pd.DataFrame(rows).set_index("label")
+    labels = list(labels)
+    table = pd.DataFrame({"real engine": _shares(real, labels), "this book's engine": _shares(ours, labels),
+                          "article": [100 * A.TAIL_SHARE[BASELINE].get(lab, math.nan) for lab in labels]},
+                         index=pd.Index(labels, name="label"))
+    return table
 
 
 def leading_cause(table: pd.DataFrame, column: str) -> tuple[str, float]:
