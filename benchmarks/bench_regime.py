@@ -84,8 +84,9 @@ def main(argv=None) -> int:
     reads = [next(r["batched_ms"] for r in forward_ms_subprocess(forward=a.forward) if r["batch"] == 32)
              for _ in range(FORWARD_PROCESSES)]
     b32 = float(np.median(reads))
-    print(f"batch-32 forward pass here: {b32:.2f} ms (median of {len(reads)} fresh processes: "
-          f"{', '.join(f'{x:.2f}' for x in reads)}; default allocator); "
+    print(f"batch-32 forward pass here, microbenchmark: {b32:.2f} ms (median of {len(reads)} fresh processes: "
+          f"{', '.join(f'{x:.2f}' for x in reads)}; default allocator); fullness reads each run's own "
+          f"batch-32 forward pass (engine.runs.regime.IN_RUN), shown beside it as in-run/micro; "
           f"article regime: fullness {REGIME.fullness_range[0]:.2f}-{REGIME.fullness_range[1]:.2f}, "
           f"preemptions {REGIME.band.low:.0f}-{REGIME.band.high:.0f} per 60 s, TTFT p50 <= "
           f"{REGIME.band.max_ttft_p50_s:g} s\n")
@@ -94,16 +95,17 @@ def main(argv=None) -> int:
         run = regime.read(path)
         frame = analysis.partition_run(path)
         for L in lengths:
-            sig = regime.window_signature(run, b32, 0.0, L)
+            sig = regime.window_signature(run, regime.IN_RUN, 0.0, L)
             rows.append({"rate": spec.rate, "length": L, "seed": spec.seed, **sig,
+                         "in-run/micro": sig["forward_ms_b32"] / b32,
                          "preempt_tail_share": tail_share(frame, 0.0, L), "place": REGIME.place(sig)})
-        whole = regime.window_signature(run, b32)
+        whole = regime.window_signature(run, regime.IN_RUN)
         climb.append({"rate": spec.rate, "seed": spec.seed, "decode batch, whole run": round(whole["decode_batch"], 1),
-                      "batch settles (s)": regime.settle_time(run, b32, "decode_batch"),
-                      "fullness settles (s)": regime.settle_time(run, b32, "fullness"),
-                      "preemptions settle (s)": regime.settle_time(run, b32, "preemptions_per_min", tol=0.25)})
+                      "batch settles (s)": regime.settle_time(run, regime.IN_RUN, "decode_batch"),
+                      "fullness settles (s)": regime.settle_time(run, regime.IN_RUN, "fullness"),
+                      "preemptions settle (s)": regime.settle_time(run, regime.IN_RUN, "preemptions_per_min", tol=0.25)})
     df = pd.DataFrame(rows)
-    stats = ["fullness", "decode_batch", "eager_steps_per_min", "preemptions_per_min", "ttft_p50_ms",
+    stats = ["fullness", "in-run/micro", "decode_batch", "eager_steps_per_min", "preemptions_per_min", "ttft_p50_ms",
              "preempt_tail_share"]
     out = []
     for (rate, L), g in df.groupby(["rate", "length"]):

@@ -146,6 +146,7 @@ def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAN
 REGIME_ROWS = [
     ("fullness", "typical gap / batch-32 forward pass", "{:.2f}"),
     ("p50_ms", "ITL p50, ms", "{:.1f}"),
+    ("forward_ms_b32", "batch-32 decode forward pass, ms", "{:.2f}"),
     ("decode_batch", "decode batch (time-weighted)", "{:.1f}"),
     ("eager_steps_per_min", "eager steps per 60 s", "{:.0f}"),
     ("preemptions_per_min", "preemptions per 60 s", "{:.0f}"),
@@ -160,6 +161,7 @@ def article_regime(target_: Regime = REGIME) -> dict:
     p50 = art["itl_p50_ms"]
     return {"fullness": f"{target_.fullness:.2f} (target {lo:.2f}-{hi:.2f})",
             "p50_ms": f"{art['itl_p50_median_ms']:.1f} [{p50[0]:.1f}-{p50[1]:.1f}]",
+            "forward_ms_b32": f"{art['forward_ms_batch32']:.1f} (its microbenchmark)",
             "decode_batch": "not reported",
             "eager_steps_per_min": f"{art['eager_steps'][0]:,}-{art['eager_steps'][1]:,}",
             "preemptions_per_min": f"{target_.band.low:.0f}-{target_.band.high:.0f} (one light run: "
@@ -168,8 +170,9 @@ def article_regime(target_: Regime = REGIME) -> dict:
                            f"{art['ttft_p50_overloaded_s'][1]:.0f} s)"}
 
 
-def regime_signatures(paths, forward_ms_b32: float | None) -> pd.DataFrame:
-    """One row per raw log: its regime signature (engine.runs.regime) over the whole run."""
+def regime_signatures(paths, forward_ms_b32=regime.IN_RUN) -> pd.DataFrame:
+    """One row per raw log: its regime signature (engine.runs.regime) over the whole run,
+    fullness against each run's own batch-32 forward pass unless a yardstick is given."""
     return pd.DataFrame([{"path": str(p), **regime.signature(p, forward_ms_b32)} for p in paths])
 
 
@@ -180,7 +183,7 @@ def regime_table(columns: dict[str, pd.DataFrame], target_: Regime = REGIME) -> 
     for key, label, fmt in REGIME_ROWS:
         row = {"statistic": label, "article (5 x 60 s)": art[key]}
         for name, sig in columns.items():
-            row[name] = _spread(sig[key], fmt) if len(sig) else "no runs"
+            row[name] = _spread(sig[key], fmt) if key in sig else "not recorded" if len(sig) else "no runs"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -194,9 +197,24 @@ def check_signatures(calibration: dict | None) -> pd.DataFrame:
 
 def regime_place(sig: pd.DataFrame, target_: Regime = REGIME) -> tuple[str, str, dict]:
     """(place, deciding statistic, the median signature) of a set of baseline runs."""
-    med = {k: float(sig[k].median()) for k, _, _ in REGIME_ROWS}
+    med = {k: float(sig[k].median()) for k, _, _ in REGIME_ROWS if k in sig}
     place, by = target_.stage(med)
     return place, by, med
+
+
+def yardstick_sentence(sig: pd.DataFrame, micro_ms: float | None) -> str:
+    """The runs' own batch-32 forward pass (the fullness yardstick) against this machine's
+    microbenchmark of it, computed: how far a microbenchmark would have misplaced the build."""
+    yard = sig["forward_ms_b32"].dropna() if sig is not None and "forward_ms_b32" in sig else pd.Series(dtype=float)
+    if not len(yard):
+        return "No baseline run had enough pure-decode steps to read its own batch-32 forward pass."
+    own = (f"The baseline runs' own batch-32 decode forward pass took {yard.median():.2f} ms "
+           f"(runs {yard.min():.2f}-{yard.max():.2f})")
+    if not micro_ms or not math.isfinite(micro_ms):
+        return own + "; no microbenchmark of it was recorded on this machine to set beside it."
+    return (own + f", {yard.median() / micro_ms:.2f} times the {micro_ms:.2f} ms this machine's microbenchmark "
+            f"read at calibration: measured against the microbenchmark, a typical gap would have read "
+            f"{sig['p50_ms'].median() / micro_ms:.2f} instead of {sig['fullness'].median():.2f}.")
 
 
 def regime_sentence(sig: pd.DataFrame, target_: Regime = REGIME, what: str = "baseline runs") -> str:
@@ -204,12 +222,12 @@ def regime_sentence(sig: pd.DataFrame, target_: Regime = REGIME, what: str = "ba
     if sig is None or not len(sig):
         return f"This build has no {what} to place against the article's regime."
     if not np.isfinite(sig["fullness"]).any():
-        return (f"This build's {what} cannot be placed against the article's regime: no batch-32 forward "
-                f"pass was measured on this machine to compare their median gap with.")
+        return (f"This build's {what} cannot be placed against the article's regime: they had too few "
+                f"pure-decode steps to read their batch-32 forward pass, to compare their median gap with.")
     place, by, m = regime_place(sig, target_)
     lo, hi = target_.fullness_range
     band = target_.band
-    facts = (f"a typical gap was {m['fullness']:.2f} times this machine's batch-32 forward pass (the "
+    facts = (f"a typical gap was {m['fullness']:.2f} times the runs' own batch-32 forward pass (the "
              f"article's {target_.fullness:.2f}; like for like within {lo:.2f}-{hi:.2f}), with "
              f"{m['eager_steps_per_min']:.0f} eager steps and {m['preemptions_per_min']:.0f} preemptions per "
              f"60 s (the article: {ARTICLE_BASELINE['eager_steps'][0]:,}-{ARTICLE_BASELINE['eager_steps'][1]:,} "
@@ -236,10 +254,10 @@ def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
     prof = get_profile(profile)
     specs = [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate) if s.rung == RUNGS[0]]
     calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
-    b32 = ((calibration or {}).get("capacity") or {}).get("forward_ms_b32")
-    ladder = regime_signatures(ensure_runs(specs, progress=False), b32)
+    b32 = ((calibration or {}).get("capacity") or {}).get("forward_ms_b32")     # the microbenchmark's
+    ladder = regime_signatures(ensure_runs(specs, progress=False))
     checks = check_signatures(calibration)
     return {"calibration": calibration, "forward_ms_b32": b32, "ladder": ladder, "checks": checks,
             "table": regime_table({f"checks ({len(checks)} seeds)": checks,
                                    f"this build's baseline ({len(ladder)} runs)": ladder}),
-            "sentence": regime_sentence(ladder)}
+            "sentence": regime_sentence(ladder), "yardstick": yardstick_sentence(ladder, b32)}

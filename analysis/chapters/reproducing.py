@@ -93,6 +93,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
                **_target_numbers(), "band_reached": band_reached(calibration),
                **{key: cal[key] for key in CALIBRATION_GLUED if key in cal},
                "has_calibration": calibration is not None, "regime_sentence": reg["sentence"],
+               "yardstick_sentence": reg["yardstick"],
                "op_sentence": operating_point.band_sentence(op_sig),
                "op_check": operating_point.check_sentence(op_sig, calibration)}
     hidden = {"protocol": protocol_tables.protocol_table(proto), "machine": machine.machine_table(log.provenance),

@@ -31,7 +31,6 @@ from .runs import RealSpec, code_version, ensure_real_runs, installed_versions
 
 START_RATE = 6.0             # req/s: where the search starts (it brackets by 1.25x steps from here): a little
                              # under the 7 req/s where this engine first filled its step in 20 s runs here
-MIN_PURE_DECODE_STEPS = 20   # a yardstick needs this many pure-decode steps across the check runs
 
 
 def decode_forward_ms(paths, rows: int = 32) -> dict:
@@ -46,11 +45,7 @@ def decode_forward_ms(paths, rows: int = 32) -> dict:
         dur = dict(zip(dec[:, 0].astype(int), (dec[:, 3] - dec[:, 2]) * 1e3))
         xs += [int(mix[i, 2]) for i in pure if i in dur]
         ys += [dur[i] for i in pure if i in dur]
-    if len(xs) < MIN_PURE_DECODE_STEPS or len(set(xs)) < 2:
-        return {"ms": math.nan, "steps": len(xs), "rows_max": max(xs, default=0)}
-    slope, intercept = np.polyfit(np.asarray(xs, float), np.asarray(ys, float), 1)
-    return {"ms": float(intercept + slope * rows), "slope_ms": float(slope), "intercept_ms": float(intercept),
-            "steps": len(xs), "rows_max": int(max(xs)), "extrapolated": bool(max(xs) < rows)}
+    return regime.forward_line(xs, ys, rows)
 
 
 def check(rate: float, duration: float, seeds=CHECK_SEEDS, progress: bool = True) -> dict:

@@ -173,10 +173,10 @@ def _closest(checks: list[dict], target: Regime) -> float:
                                        _log_distance(c["preemptions_per_min"], band.low, band.high)))["rate"]
 
 
-def check_rate(rate: float, forward_ms_b32: float, duration: float = CHECK_DURATION, progress: bool = True,
+def check_rate(rate: float, duration: float = CHECK_DURATION, progress: bool = True,
                forward: str = "article", concurrency: int = 1) -> dict:
     """One check: the baseline rung at `rate` for each check seed (via the run cache), each
-    run's regime signature and their median."""
+    run's regime signature (fullness against the run's own forward pass) and their median."""
     import dataclasses
 
     from .execute import ensure_runs
@@ -187,7 +187,7 @@ def check_rate(rate: float, forward_ms_b32: float, duration: float = CHECK_DURAT
                      concurrency=concurrency)
              for seed in CHECK_SEEDS]
     paths = ensure_runs(specs, progress=progress, label=f"calibration check @ {rate:.2f} req/s, {duration:g} s")
-    per_seed = [{"seed": s.seed, **regime.signature(p, forward_ms_b32)} for s, p in zip(specs, paths)]
+    per_seed = [{"seed": s.seed, **regime.signature(p, regime.IN_RUN)} for s, p in zip(specs, paths)]
     stats = [{k: v for k, v in x.items() if k != "seed"} for x in per_seed]
     return {**median_signature(stats), "per_seed": per_seed}
 
@@ -207,7 +207,9 @@ def calibration_path(method: str, forward: str = "article", check_duration: floa
     """One record per method, forward, check length (a checked record), concurrency (the level
     the runs will use: capacity and rate with k-1 neighbours are another machine than alone),
     machine (with its interpreter: `python`, None for this one) and engine code."""
-    protocol = f"checked-{float(check_duration or CHECK_DURATION):g}s" if method == "checked" else method
+    # a checked record's protocol names its yardstick: records placed by another one are not reused
+    protocol = (f"checked-{float(check_duration or CHECK_DURATION):g}s-{regime.IN_RUN}" if method == "checked"
+                else method)
     k = _level(concurrency)
     level = f"-k{k}" if k != 1 else ""
     return calibration_dir() / f"{protocol}-{forward}{level}-{cache.machine_key(python)}-{cache.code_version()}.json"
@@ -264,7 +266,7 @@ def _checked_records(forward: str, concurrency: int = 1, python: str | None = No
     level = f"-k{concurrency}" if concurrency != 1 else ""
     tail = f"-{forward}{level}-{cache.machine_key(python)}-{cache.code_version()}.json"
     d = calibration_dir()
-    return [p for p in d.glob(f"checked-*s{tail}")] if d.is_dir() else []
+    return [p for p in d.glob(f"checked-*s-{regime.IN_RUN}{tail}")] if d.is_dir() else []
 
 
 def _record_seconds(p: Path) -> float:
@@ -322,8 +324,7 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
     proposed = round(TARGET_UTILIZATION * cap["tokens_per_s"] / mean_out, 4)
     if checks:
         start = round(CHECK_START_UTILIZATION * cap["tokens_per_s"] / mean_out, 4)
-        found = search_rate(lambda r: check_rate(r, cap["forward_ms_b32"], check_duration, progress, forward,
-                                                 concurrency), start)
+        found = search_rate(lambda r: check_rate(r, check_duration, progress, forward, concurrency), start)
     else:
         found = {"rate": proposed, "reached": None, "checks": []}
     result = {

@@ -8,9 +8,15 @@ arrived, steps and preemptions by when the step started. The whole run (the defa
 includes the drain after the last arrival, as the article's per-run counts did; counts
 are scaled per 60 s of arrivals.
 
-- fullness: the median inter-token gap over this machine's batch-32 decode forward pass
-  (the article: 13.7 ms over 12.8 ms). A typical step carrying about 32 sequences reads
-  about 1; a light run reads far below it.
+- fullness: the median inter-token gap over a batch-32 decode forward pass (the article:
+  13.7 ms over its microbenchmark's 12.8 ms). A typical step carrying about 32 sequences
+  reads about 1; a light run reads far below it. The yardstick is the run's own forward
+  pass (IN_RUN): a line through its pure-decode steps, read at 32 rows. The article's
+  microbenchmark stood in for its runs' forward pass (its clean gaps were 98% forward pass,
+  at 1.07 of 12.8 ms); here a microbenchmark at one fixed context read well under the runs'
+  forward pass in the article's regime and drifted with the machine between calibration
+  and runs, while a yardstick read in the run moves with the run (the README's section on
+  the article's system gives the measurements).
 - decode_batch: the decode batch, weighted by step time (what a typical instant carries).
 - eager_steps_per_min: steps whose batch crossed the largest captured size.
 - preemptions_per_min: evictions, the KV pool's pressure.
@@ -25,15 +31,20 @@ from pathlib import Path
 import numpy as np
 
 # raw-log columns (engine/serve/rawlog.py)
-_T0, _T1, _N_DECODE, _GRAPH, _PREEMPTED = 0, 1, 2, 4, 5
+_T0, _T1, _N_DECODE, _N_PREFILL, _GRAPH, _PREEMPTED = 0, 1, 2, 3, 4, 5
 _EAGER = 0
+_SEG_STEP, _SEG_KIND, _SEG_T0, _SEG_T1 = 0, 1, 2, 3
+_DECODE = 3                  # segment kind (engine/serve/segments.py)
+IN_RUN = "in-run"            # the yardstick argument: each run's own batch-32 decode forward pass
+YARD_ROWS = 32
+MIN_PURE_DECODE_STEPS = 20   # a yardstick needs this many pure-decode steps
 STATS = ("fullness", "p50_ms", "decode_batch", "eager_steps_per_min", "preemptions_per_min", "ttft_p50_ms")
 
 
 def read(path: Path) -> dict:
     """The arrays a signature needs, and the run's arrival duration."""
     with np.load(path) as z:
-        out = {k: z[k] for k in ("steps", "emissions", "requests")}
+        out = {k: z[k] for k in ("steps", "segs", "emissions", "requests")}
         out["duration"] = float(json.loads(str(z["config"]))["duration"])
     return out
 
@@ -46,13 +57,42 @@ def gaps(emissions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (np.diff(t) * 1e3)[same], t[1:][same]
 
 
-def window_signature(run: dict, forward_ms_b32: float | None, start: float = 0.0,
+def forward_line(rows, ms, at: int = YARD_ROWS) -> dict:
+    """A line fitted to decode forward passes (ms) against their decode rows, read at `at`
+    rows: NaN with fewer than MIN_PURE_DECODE_STEPS passes or a single batch size."""
+    rows, ms = np.asarray(rows, dtype=float), np.asarray(ms, dtype=float)
+    if len(rows) < MIN_PURE_DECODE_STEPS or len(np.unique(rows)) < 2:
+        return {"ms": math.nan, "steps": int(len(rows)), "rows_max": int(rows.max()) if len(rows) else 0}
+    slope, intercept = np.polyfit(rows, ms, 1)
+    return {"ms": float(intercept + slope * at), "slope_ms": float(slope), "intercept_ms": float(intercept),
+            "steps": int(len(rows)), "rows_max": int(rows.max()), "extrapolated": bool(rows.max() < at)}
+
+
+def forward_yardstick(run: dict, start: float = 0.0, end: float | None = None) -> dict:
+    """The run's own batch-32 decode forward pass over [start, end): forward_line through its
+    pure-decode steps (decode rows only, no prompt tokens, on the captured path), each step's
+    decode segment time against its rows."""
+    st, segs = run["steps"], run.get("segs")
+    if segs is None or not len(st):
+        return forward_line([], [])
+    stop = math.inf if end is None else float(end)
+    dec = segs[segs[:, _SEG_KIND] == _DECODE]
+    ms = np.bincount(dec[:, _SEG_STEP].astype(np.intp), weights=(dec[:, _SEG_T1] - dec[:, _SEG_T0]) * 1e3,
+                     minlength=len(st))
+    pure = ((st[:, _N_PREFILL] == 0) & (st[:, _N_DECODE] > 0) & (st[:, _GRAPH] > 0) & (ms > 0)
+            & (st[:, _T0] >= start) & (st[:, _T0] < stop))
+    return forward_line(st[pure, _N_DECODE], ms[pure])
+
+
+def window_signature(run: dict, forward_ms_b32: float | str | None, start: float = 0.0,
                      end: float | None = None) -> dict:
     """The signature over the arrival window [start, end). With no end, everything from
     `start` on counts, the drain after the last arrival included, as the article counted a
     run's preemptions; counts are scaled per 60 s of arrivals either way. A finite end
     reads a prefix as a shorter run of the same arrivals would, less that run's own drain.
-    fullness is NaN when no batch-32 forward time is given."""
+    `forward_ms_b32`: the yardstick in ms, IN_RUN for the run's own over the same window
+    (forward_yardstick), or None; fullness is NaN without one. The yardstick used is
+    returned as forward_ms_b32."""
     stop = math.inf if end is None else float(end)
     span = (run["duration"] if end is None else stop) - start
     if not (0 <= start and span > 0):
@@ -68,9 +108,11 @@ def window_signature(run: dict, forward_ms_b32: float | None, start: float = 0.0
     ttft = (rq[:, 4] - rq[:, 1]) * 1e3
     dt = st[:, _T1] - st[:, _T0]
     p50 = float(np.median(gap_ms)) if len(gap_ms) else math.nan
+    yard = forward_yardstick(run, start, end)["ms"] if forward_ms_b32 == IN_RUN else forward_ms_b32
     return {
         "p50_ms": p50,
-        "fullness": p50 / forward_ms_b32 if forward_ms_b32 else math.nan,
+        "fullness": p50 / yard if yard and math.isfinite(yard) else math.nan,
+        "forward_ms_b32": float(yard) if yard else math.nan,
         "decode_batch": float((st[:, _N_DECODE] * dt).sum() / dt.sum()) if dt.sum() > 0 else math.nan,
         "eager_steps_per_min": float(np.count_nonzero(st[:, _GRAPH] == _EAGER)) * per_min,
         "preemptions_per_min": float(st[:, _PREEMPTED].sum()) * per_min,
@@ -79,7 +121,8 @@ def window_signature(run: dict, forward_ms_b32: float | None, start: float = 0.0
     }
 
 
-def signature(path: Path, forward_ms_b32: float | None, start: float = 0.0, end: float | None = None) -> dict:
+def signature(path: Path, forward_ms_b32: float | str | None = IN_RUN, start: float = 0.0,
+              end: float | None = None) -> dict:
     return window_signature(read(path), forward_ms_b32, start, end)
 
 

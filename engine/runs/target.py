@@ -60,8 +60,9 @@ class Regime:
     """The article's regime as a baseline signature (engine/runs/regime.py computes it),
     judged in two stages. Onto the cliff: how full a typical step is, the median gap over
     the batch-32 forward pass, which jumps as the load crosses the cliff and then
-    saturates (the article: 13.7 / 12.8 = 1.07), within [low, high] times the article's
-    ratio, with queues that drain. Along it: the KV pool's pressure, preemptions per 60 s
+    saturates (the article: 13.7 / 12.8 = 1.07, against its microbenchmark; here against
+    each run's own forward pass, engine/runs/regime.IN_RUN), within [low, high] times the
+    article's ratio, with queues that drain. Along it: the KV pool's pressure, preemptions per 60 s
     in the article's band, which keeps climbing with load. A signature below the first
     stage is below whatever its preemptions say; only one on the cliff is placed by them."""
     fullness: float = ARTICLE_BASELINE["itl_p50_median_ms"] / ARTICLE_BASELINE["forward_ms_batch32"]

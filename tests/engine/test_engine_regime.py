@@ -55,6 +55,43 @@ def test_window_signature_reads_each_phase():
         regime.window_signature(run, 10.0, 5.0, 5.0)
 
 
+def yardstick_run(extra_steps=()) -> dict:
+    """Pure-decode captured steps whose decode segment takes 1 + 0.2 rows ms (7.4 ms at 32
+    rows), plus `extra_steps`: (n_decode, n_prefill_tok, graph, decode ms) rows that the
+    yardstick must leave out; each step emits one token per row."""
+    rows = [(b, 0, 32, 1.0 + 0.2 * b) for b in (4, 8, 16, 24, 32) * 12] + list(extra_steps)
+    steps, segs, emissions, t = [], [], [], 0.0
+    for i, (b, prefill, graph, ms) in enumerate(rows):
+        steps.append((t, t + ms / 1e3, b, prefill, graph, 0, 0))
+        segs.append((i, 3, t, t + ms / 1e3))
+        emissions += [(r, t + ms / 1e3, i) for r in range(b)]
+        t += ms / 1e3
+    requests = np.array([(r, 0.0, 10, 10, 0.001) for r in range(32)], dtype=float)
+    return {"steps": np.array(steps), "segs": np.array(segs), "emissions": np.array(emissions),
+            "requests": requests, "duration": t}
+
+
+def test_the_yardstick_is_the_runs_own_batch_32_forward_pass():
+    run = yardstick_run()
+    yard = regime.forward_yardstick(run)
+    assert yard["ms"] == pytest.approx(7.4) and yard["steps"] == 60 and not yard["extrapolated"]
+    # prompt tokens in the step, or the eager path, are not the captured decode forward pass
+    noisy = yardstick_run([(32, 100, 32, 50.0)] * 5 + [(40, 0, 0, 30.0)] * 5)
+    assert regime.forward_yardstick(noisy)["ms"] == pytest.approx(7.4)
+    sig = regime.window_signature(noisy, regime.IN_RUN)
+    assert sig["forward_ms_b32"] == pytest.approx(7.4) and sig["fullness"] == pytest.approx(sig["p50_ms"] / 7.4)
+    # a given yardstick is used as given; too few pure-decode steps, or one batch size, read NaN
+    assert regime.window_signature(noisy, 10.0)["fullness"] == pytest.approx(sig["p50_ms"] / 10.0)
+    n = regime.MIN_PURE_DECODE_STEPS - 1
+    few = {**run, "steps": run["steps"][:n], "segs": run["segs"][:n]}
+    assert math.isnan(regime.forward_yardstick(few)["ms"])
+    assert math.isnan(regime.forward_line([8] * 40, [3.0] * 40)["ms"])
+    assert math.isnan(regime.window_signature({**run, "segs": None}, regime.IN_RUN)["fullness"])
+    # only the window's steps count
+    late = regime.forward_yardstick(run, start=run["duration"] / 2)
+    assert late["ms"] == pytest.approx(7.4) and regime.MIN_PURE_DECODE_STEPS <= late["steps"] < 60
+
+
 def test_settle_time_finds_the_climb():
     """The whole run's batch is 19.3 (10 s at 4, then 12 s at 32 with the drain, by step
     time): a prefix of L > 10 s reads (40 + 32 (L - 10)) / L, which passes 17.3 (10% short)
@@ -79,8 +116,24 @@ def test_regime_sentence_each_way():
     assert "did not drain" in stuck
     along = op.regime_sentence(_sig(1.05, 20))
     assert along.startswith("Close but not like for like") and "less pressure" in along
-    assert "no batch-32 forward" in op.regime_sentence(_sig(math.nan, 200))
+    assert "too few pure-decode steps" in op.regime_sentence(_sig(math.nan, 200))
     assert "has no baseline runs" in op.regime_sentence(pd.DataFrame())
+
+
+def test_yardstick_sentence_sets_the_runs_own_forward_pass_beside_the_microbenchmark():
+    sig = _sig(1.0, 200).assign(forward_ms_b32=[8.0, 10.0], p50_ms=[8.0, 10.0])
+    words = op.yardstick_sentence(sig, 6.0)
+    assert "took 9.00 ms (runs 8.00-10.00), 1.50 times the 6.00 ms" in words
+    assert "would have read 1.50 instead of 1.00" in words
+    assert "no microbenchmark" in op.yardstick_sentence(sig, None)
+    assert op.yardstick_sentence(_sig(1.0, 200), 6.0).startswith("No baseline run had enough")
+
+
+def test_the_regime_table_shows_the_yardstick_where_the_runs_recorded_it():
+    table = op.regime_table({"old checks": _sig(1.0, 200), "runs": _sig(1.0, 200).assign(forward_ms_b32=7.0)})
+    row = table.set_index("statistic").loc["batch-32 decode forward pass, ms"]
+    assert row["old checks"] == "not recorded" and row["runs"] == "7.00 [7.00-7.00]"
+    assert row["article (5 x 60 s)"].startswith("12.8")
 
 
 def test_regime_table_sets_runs_beside_the_article():
