@@ -194,7 +194,7 @@ def _cmd_matrix(a) -> int:
 def _cmd_calibrate(a) -> int:
     import time
 
-    from .runs.calibrate import CHECK_DURATION, calibrate
+    from .runs.calibrate import CHECK_DURATION, CHECK_SEEDS, calibrate, run_rate
     from .runs.profiles import get_profile
     from .runs.target import REGIME
     t0 = time.time()
@@ -210,9 +210,13 @@ def _cmd_calibrate(a) -> int:
         from .runs.sweep import capacity_scale
         capacity_scale(prof, "fast")         # the sweep's fast forward is scaled by its own capacity
     main = records[lengths.index(prof.check_duration)] if a.profile and checks else records[0]
+    # the ladder's own seeds run where they ask for the decode tokens the check seeds did
+    ladder = (run_rate(main["rate"], main.get("check_seeds") or CHECK_SEEDS, main["check_duration_s"], prof.seeds,
+                       prof.duration)
+              if a.profile and checks else None)
     if a.json:
         from dataclasses import asdict
-        print(json.dumps({"profile": a.profile, "forward": a.forward, "rate": main["rate"],
+        print(json.dumps({"profile": a.profile, "forward": a.forward, "rate": main["rate"], "ladder": ladder,
                           "target": asdict(REGIME), "seconds": round(time.time() - t0, 1),
                           "calibrations": [{k: r.get(k) for k in ("rate", "method", "check_duration_s",
                                                                   "band_reached", "proposed_rate",
@@ -236,6 +240,11 @@ def _cmd_calibrate(a) -> int:
         length = f", {res['check_duration_s']:g} s checks" if res.get("check_duration_s") else ""
         print(f"rate {res['rate']:.3f} req/s ({res['method']}{length}, {reached}, "
               f"{res['seconds_taken']:.0f} s to calibrate)")
+    if ladder:
+        print(f"ladder (seeds {', '.join(map(str, prof.seeds))}, {prof.duration:g} s): {ladder['rate']:.3f} req/s, "
+              f"where its seeds ask for as many decode tokens per second as the check seeds did "
+              f"({ladder['check_demand']:.3f} of the expected; the ladder's seeds {ladder['demand_at_check_rate']:.3f} "
+              f"at the checks' rate)")
     return 0
 
 

@@ -6,7 +6,8 @@ record's name holds the machine's fingerprint, the interpreter's version include
 each interpreter this machine is calibrated apart, and its runs have their own names. So
 the runs are found from what the cache holds, never made here: every raw log of a GC rung
 at the profile's duration and seeds is read for the interpreter its provenance names; the
-interpreter's calibration record (the profile's protocol, this engine code) gives its rate;
+interpreter's calibration record (the profile's protocol, this engine code) gives its rate
+(carried to the profile's seeds by decode demand, as the build carries it);
 and a run is kept only if its file is the very one the profile's run at that rate would be
 under that interpreter and its libraries (so a run at another rate, of another engine code
 or another concurrency is left out).
@@ -20,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine_link import LADDER, default_concurrency, get_profile, load_calibration, run_path, runs_dir, slug
+from ..engine_link import (CHECK_SEEDS, LADDER, default_concurrency, get_profile, load_calibration, run_path, run_rate,
+                           runs_dir, slug)
 from .interpreters import GC_RUNGS
 from .summaries import run_summaries
 
@@ -98,7 +100,7 @@ def gc_runs_by_python(profile=None, seeds=None, duration=None, concurrency=None,
         if record is None:
             out.skipped[python] = f"no {_record_words(prof)} under Python {python}"
             continue
-        rate = record["rate"]
+        rate = _protocol_rate(record, sorted(seeds), duration)
         kept = [CachedRun(path, rung, seed, rate) for path, rung, seed, prov in found[python]
                 if path.name == run_path(LADDER[rung], seed, duration, rate, concurrency=k,
                                          libs={lib: prov.get(lib) for lib in LIBS}).name]
@@ -108,6 +110,15 @@ def gc_runs_by_python(profile=None, seeds=None, duration=None, concurrency=None,
             continue
         out.runs[python] = summarize(sorted(kept, key=lambda r: (GC_RUNGS.index(r.rung), r.seed)))
     return out
+
+
+def _protocol_rate(record: dict, seeds, duration: float) -> float:
+    """The rate the profile's runs of `seeds` x `duration` use under a calibration record:
+    a checked record's rate is carried to these seeds by decode demand, as the build does."""
+    if record.get("method") != "checked":
+        return float(record["rate"])
+    return run_rate(record["rate"], record.get("check_seeds") or CHECK_SEEDS, record["check_duration_s"],
+                    seeds, duration)["rate"]
 
 
 def holdings_sentence(found: InterpreterRuns, duration: float) -> str:

@@ -108,12 +108,18 @@ def band_sentence(sig: pd.DataFrame, band: Band = BAND) -> str:
     return head + f": {100 * (per_min / band.high - 1):.0f}% above its upper end, a heavier regime."
 
 
-def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAND) -> str:
-    """The calibration's check at the rate the ladder ran, beside the ladder's baseline
-    runs: the same rate on other seeds. Near capacity they can land on different sides
-    of the band, and the chapter says so rather than leave the two tables to disagree."""
+def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAND,
+                   rate_info: dict | None = None) -> str:
+    """The calibration's check at the rate it chose, beside the ladder's baseline runs: one
+    operating point read on other seeds. When the ladder's rate was carried from the checks'
+    by decode demand (rate_info from engine/runs/calibrate.run_rate), the sentence says how
+    far; otherwise the check must be at the ladder's own rate. Near capacity the two can land
+    on different sides of the band, and the chapter says so rather than leave the two
+    tables to disagree."""
     rate = float(sig["rate"].median()) if len(sig) else float("nan")
-    checks = [c for c in (calibration or {}).get("checks", []) if abs(c["rate"] - rate) <= 1e-3 * rate]
+    carried = rate_info or {}
+    at = float(carried["check_rate"]) if "check_rate" in carried else rate
+    checks = [c for c in (calibration or {}).get("checks", []) if abs(c["rate"] - at) <= 1e-3 * at]
     if not checks:
         return ("No calibration check ran at the rate the ladder used, so there is no second "
                 "reading of it on other seeds.")
@@ -128,7 +134,14 @@ def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAN
     ladder = float(sig["preemptions_per_min"].median())
     ladder_drains = float(sig["ttft_p50_ms"].median()) / 1e3 <= band.max_ttft_p50_s
     ladder_place = band.place(ladder, ladder_drains)
-    head = (f"The calibration checked this same rate on seeds {seeds}: a median of "
+    if "check_rate" in carried:
+        opening = (f"The calibration's checks chose {at:.2f} req/s on seeds {seeds}, whose traces asked for "
+                   f"{carried['check_demand']:.2f} of the workload's expected decode tokens there; at that rate "
+                   f"this build's seeds ask for {carried['demand_at_check_rate']:.2f}, so its runs used "
+                   f"{rate:.2f} req/s, where they ask for as many decode tokens per second. The checks read")
+    else:
+        opening = f"The calibration checked this same rate on seeds {seeds}:"
+    head = (f"{opening} a median of "
             f"{c['preemptions_per_min']:.0f} preemptions per 60 s{spread}, "
             f"{'a queue that drained' if c['drains'] else 'a queue that did not drain'} ({_words[check_place]}); "
             f"the ladder's seeds read {ladder:.0f} "
@@ -136,9 +149,9 @@ def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAN
     if check_place == ladder_place:
         return head + ", on the same side of the band."
     load = float(sig["load"].median()) if "load" in sig else float("nan")
-    at = f" at {load:.2f} of capacity" if load == load else ""
-    return (head + f". The two readings of one rate fall on different sides of the band: the signature is "
-            f"steep{at}, and which seeds a run draws decides which side it lands on.")
+    at_load = f" at {load:.2f} of capacity" if load == load else ""
+    return (head + f". The two readings of one operating point fall on different sides of the band: the "
+            f"signature is steep{at_load}, and which seeds a run draws decides which side it lands on.")
 
 
 # ------------------------------------------------------------------ the regime signature

@@ -50,7 +50,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     out.tables["microbench"] = mb.round(2)
     _fidelity(out, mb, fidelity_repeats(prof.name))
     _run_fidelity(out, specs[0], paths[0])
-    _calibration(out, prof, specs[0].rate)
+    _calibration(out, prof, specs[0].rate, specs[0].rate_info)
     return out
 
 
@@ -84,11 +84,23 @@ def _run_fidelity(out: PageView, spec, path) -> None:
     out.tables["run_fidelity"] = table
 
 
-def _calibration(out: PageView, prof, run_rate: float) -> None:
+def carried_sentence(rate_info: dict) -> str:
+    """Why the runs' rate differs from the calibrated one, when it was carried by decode demand."""
+    if rate_info.get("source") == "given":
+        return "That rate was given to this chapter, not calibrated."
+    if "check_rate" not in rate_info:
+        return "The runs used the calibrated rate as it is."
+    return (f"The check seeds' traces asked for {rate_info['check_demand']:.2f} of the workload's expected "
+            f"decode tokens at the calibrated rate and these runs' seeds for {rate_info['demand_at_check_rate']:.2f}, "
+            "so the runs' rate was carried to where their seeds ask for as many decode tokens per second.")
+
+
+def _calibration(out: PageView, prof, run_rate: float, rate_info: dict) -> None:
     """How this machine's rate was calibrated, and its checks."""
     cal = load_calibration(prof.calibration, check_duration=prof.check_duration)
     out.numbers.update(cal_method=cal["method"], cal_capacity=cal["capacity"]["tokens_per_s"],
                        cal_util=cal["target_utilization"], cal_mean_out=cal["mean_output_tokens"],
                        cal_proposed=cal["proposed_rate"], cal_rate=cal["rate"], run_rate=run_rate,
-                       cal_n_checks=len(cal["checks"]), article_rate=article.RATE)
+                       cal_n_checks=len(cal["checks"]), article_rate=article.RATE,
+                       cal_carried=carried_sentence(rate_info))
     out.tables["calibration"] = protocol_tables.calibration_checks(cal).round(1)

@@ -25,15 +25,17 @@ from ..render.page_view import PageView
 PERCENT = "{:.1f}"
 
 
-def operating(prof, rate):
-    """(rate, how it was chosen, the calibration record or None)."""
+def operating(prof, rate, seeds, duration):
+    """(rate, how it was chosen, the calibration record or None) for runs of `seeds` x
+    `duration`: a rate found by checks is carried to these seeds by decode demand, as the
+    book's engine does (engine/runs/calibrate.run_rate)."""
     op = real_engine()["operating"]
     if rate is not None:
         return float(rate), "given", None
     if prof.calibration != "checked":
         return op.START_RATE, "uncalibrated", None
     rec = op.operating_point(prof.check_duration or prof.duration)
-    return float(rec["rate"]), "checked", rec
+    return op.run_rate(rec, seeds, duration)["rate"], "checked, carried to these seeds by decode demand", rec
 
 
 def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
@@ -42,8 +44,9 @@ def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
     prof = get_profile(profile)
     re = real_engine()
     re["internals"].check()
-    op_rate, _, _ = operating(prof, rate)
-    specs = re["runs"].ladder_specs(op_rate, tuple(seeds or prof.seeds), float(duration or prof.duration))
+    seeds, duration = tuple(seeds or prof.seeds), float(duration or prof.duration)
+    op_rate, _, _ = operating(prof, rate, seeds, duration)
+    specs = re["runs"].ladder_specs(op_rate, seeds, duration)
     if any(not s.path.exists() for s in specs):    # (no progress bar, and no tqdm warning, when all are made)
         re["runs"].ensure_real_runs(specs)
     return specs
@@ -55,7 +58,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     versions = re["internals"].check()
     seeds = tuple(seeds or prof.seeds)
     duration = float(duration or prof.duration)
-    op_rate, how, rec = operating(prof, rate)
+    op_rate, how, rec = operating(prof, rate, seeds, duration)
     specs = ensure_real(prof, seeds, duration, rate)
     summaries = run_summaries(specs)
     base = [s for s in summaries if s["rung"] == "baseline"]

@@ -95,7 +95,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
                "has_calibration": calibration is not None, "regime_sentence": reg["sentence"],
                "yardstick_sentence": reg["yardstick"],
                "op_sentence": operating_point.band_sentence(op_sig),
-               "op_check": operating_point.check_sentence(op_sig, calibration)}
+               "op_check": operating_point.check_sentence(op_sig, calibration, rate_info=proto["rate_info"])}
     hidden = {"protocol": protocol_tables.protocol_table(proto), "machine": machine.machine_table(log.provenance),
               "versions": versions, "calibration": protocol_tables.calibration_table(cal),
               "regime": reg["table"], "operating_point": operating_point.side_by_side(op_sig)}

@@ -73,6 +73,10 @@ CALIBRATION_ROWS = (("rate", "arrival rate used (req/s)", "{:.3f}"), ("source", 
                     ("check_start_rate", "first check (req/s)", "{:.3f}"),
                     ("n_checks", "checking runs", "{}"),
                     ("check_duration_s", "seconds per checking run", "{}"),
+                    ("check_rate", "rate the checks chose (req/s, check seeds)", "{:.3f}"),
+                    ("check_demand", "decode tokens the check seeds asked for (x expected)", "{:.3f}"),
+                    ("demand_at_check_rate", "... these runs' seeds at that rate (x expected)", "{:.3f}"),
+                    ("demand", "... these runs' seeds at the rate used (x expected)", "{:.3f}"),
                     ("seconds_taken", "time to calibrate (s)", "{:.0f}"))
 
 
@@ -92,6 +96,9 @@ def calibration_summary(rate_info: dict, calibration: dict | None) -> dict:
     """
     out = {"rate": float(rate_info["rate"]), "source": rate_info.get("source", "given"),
            "method": rate_info.get("method", "given")}
+    # a checked rate carried to these runs' seeds by decode demand (engine/runs/calibrate.run_rate)
+    out.update({k: float(rate_info[k]) for k in ("check_rate", "check_demand", "demand_at_check_rate", "demand")
+                if k in rate_info})
     if calibration:
         cap = calibration["capacity"]
         out.update(capacity_tokens_per_s=float(cap["tokens_per_s"]),

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..runs import cache, regime
 from ..runs.calibrate import CHECK_SEEDS, median_signature, search_rate
+from ..runs.calibrate import run_rate as _carried
 from ..runs.target import REGIME, Regime
 from ..serve import segments as S
 from ..serve.provenance import machine_fingerprint
@@ -84,3 +85,10 @@ def operating_point(duration: float, target: Regime = REGIME, progress: bool = T
     tmp.write_text(json.dumps(data, indent=1, default=float))
     os.replace(tmp, path)
     return data
+
+
+def run_rate(record: dict, seeds, duration: float) -> dict:
+    """The rate for runs of `seeds` x `duration` from a calibration record: the checks'
+    rate, carried to these seeds by decode demand (engine/runs/calibrate.run_rate)."""
+    return _carried(float(record["rate"]), record.get("seeds") or CHECK_SEEDS, float(record["duration"]),
+                    seeds, duration)

@@ -12,7 +12,10 @@ along it (preemptions per 60 s in the article's band). Steps:
 3. ("checked" method) bracket and bisect the rate on the median signature of baseline
    checks on held-out seeds, each as long as the runs the rate is for (every check
    recorded), until it lands in the regime, or report that it did not and keep the
-   draining check closest to it.
+   draining check closest to it;
+4. carry the rate found on the check seeds to each run protocol's own seeds by decode
+   demand (run_rate, engine/runs/offered.py): at one rate, seed sets ask for different
+   numbers of output tokens, and on the cliff a few percent of load decides the regime.
 
 A run starts from an empty engine and takes tens of seconds to climb onto its steady
 running set (benchmarks/bench_regime.py measures it), so a rate found with checks of one
@@ -36,7 +39,7 @@ import numpy as np
 from ..serve.config import LADDER
 from ..serve.provenance import machine_fingerprint
 from ..serve.workload import Workload
-from . import cache, regime
+from . import cache, offered, regime
 from .child import engine_child_json
 from .spec import RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_SLACK_S, STARTUP_S, validate
 from .target import BAND, REGIME, Regime
@@ -351,7 +354,8 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
 def calibrated_rate(required: str = "capacity", forward: str = "article",
                     check_duration: float | None = None, concurrency: int | None = None) -> tuple[float, dict]:
     """(rate, provenance summary) at a concurrency (default: the environment's level),
-    calibrating first if this machine has no cached choice."""
+    calibrating first if this machine has no cached choice. The rate is the record's: for a
+    checked record, the rate its checks found on the check seeds (run_rate carries it to others)."""
     checks = required == "checked"
     cal = (load_calibration(required, forward, check_duration, concurrency)
            or calibrate(checks=checks, forward=forward, check_duration=check_duration or CHECK_DURATION,
@@ -360,17 +364,35 @@ def calibrated_rate(required: str = "capacity", forward: str = "article",
             "concurrency": cal.get("concurrency", 1),
             "capacity_tokens_per_s": cal["capacity"]["tokens_per_s"], "proposed_rate": cal["proposed_rate"],
             "check_duration_s": cal.get("check_duration_s"), "band_reached": cal.get("band_reached"),
+            "check_seeds": cal.get("check_seeds") or [],
             "checks": [(c["rate"], c["place"]) for c in cal["checks"]]}
     return cal["rate"], info
+
+
+def run_rate(found: float, check_seeds, check_duration: float, seeds, duration: float) -> dict:
+    """The rate for runs of `seeds` x `duration` from the rate `found` by checks on other seeds:
+    where the runs' traces ask for as many decode tokens per second as the checks' did
+    (engine/runs/offered.py), with both demands, as fractions of the workload's expectation."""
+    rate = offered.matched_rate(found, check_seeds, check_duration, seeds, duration)
+    return {"rate": round(rate, 4), "check_rate": float(found),
+            "check_demand": round(offered.demand_ratio(check_seeds, check_duration, found), 4),
+            "demand_at_check_rate": round(offered.demand_ratio(seeds, duration, found), 4),
+            "demand": round(offered.demand_ratio(seeds, duration, rate), 4),
+            "matched_by": "decode tokens asked per second"}
 
 
 def checked_rate(prof, seeds, duration: float, rate: float | None, forward: str = "article",
                  check_duration: float | None = None, concurrency: int | None = None) -> tuple[float, dict]:
     """Validate a run protocol, then its rate: the one given, or the profile's calibrated one
     (for runs as long as `check_duration`, default the profile's own check length) at the
-    concurrency (default: the environment's level)."""
+    concurrency (default: the environment's level). A rate found by checks is carried to
+    these seeds and this length by decode demand (run_rate)."""
     for s in seeds:
         validate(s, duration, rate)
-    if rate is None:
-        return calibrated_rate(prof.calibration, forward, check_duration or prof.check_duration, concurrency)
-    return float(rate), {"rate": float(rate), "source": "given"}
+    if rate is not None:
+        return float(rate), {"rate": float(rate), "source": "given"}
+    found, info = calibrated_rate(prof.calibration, forward, check_duration or prof.check_duration, concurrency)
+    if info["method"] != "checked":
+        return found, info
+    matched = run_rate(found, info["check_seeds"] or CHECK_SEEDS, info["check_duration_s"], seeds, duration)
+    return matched["rate"], {**info, **matched}

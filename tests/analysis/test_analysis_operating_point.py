@@ -65,3 +65,29 @@ def test_check_sentence_when_the_check_and_the_ladder_disagree_or_agree():
     none = op.check_sentence(sig, _cal(9.0, 134, True, "below"), BAND)
     assert none.startswith("No calibration check ran at the rate the ladder used")
     assert op.check_sentence(sig, None, BAND).startswith("No calibration check")
+
+
+def test_check_sentence_names_a_rate_carried_by_decode_demand():
+    """The ladder ran at a rate carried from the checks' by decode demand: the sentence reads
+    the check at the rate the calibration chose, and says how far the ladder's rate moved."""
+    sig = _sig([150, 160, 140], [300, 200, 400]).assign(rate=9.9068)
+    carried = {"rate": 9.9068, "check_rate": 10.4374, "check_demand": 0.9346, "demand_at_check_rate": 0.9894}
+    s = op.check_sentence(sig, _cal(10.4374, 150, True, "in band"), BAND, rate_info=carried)
+    assert s.startswith("The calibration's checks chose 10.44 req/s on seeds 101, 102, 103")
+    assert "asked for 0.93 of the workload's expected decode tokens" in s and "ask for 0.99" in s
+    assert "its runs used 9.91 req/s" in s and "The checks read a median of 150 preemptions" in s
+    assert s.endswith("on the same side of the band.")
+    # without the provenance, the same runs have no check at their own rate
+    assert op.check_sentence(sig, _cal(10.4374, 150, True, "in band"), BAND).startswith("No calibration check")
+
+
+def test_the_calibration_table_shows_a_carried_rate():
+    from analysis.render import protocol_tables
+    info = {"rate": 9.9068, "source": "calibration", "method": "checked", "check_rate": 10.4374,
+            "check_demand": 0.9346, "demand_at_check_rate": 0.9894, "demand": 0.9853}
+    rows = protocol_tables.calibration_table(protocol_tables.calibration_summary(info, None)).set_index("what")
+    assert rows.loc["arrival rate used (req/s)", "value"] == "9.907"
+    assert rows.loc["rate the checks chose (req/s, check seeds)", "value"] == "10.437"
+    assert rows.loc["decode tokens the check seeds asked for (x expected)", "value"] == "0.935"
+    given = protocol_tables.calibration_table(protocol_tables.calibration_summary({"rate": 7.0}, None))
+    assert list(given["what"]) == ["arrival rate used (req/s)", "source", "method"]

@@ -60,3 +60,12 @@ def test_the_notebook_only_calls_its_page():
     code = notebook_code("instrument")
     assert "from analysis.chapters import instrument" in code and "import engine" not in code
     assert "analysis.instrument" not in code and "across_runs" not in code and "engine_link" not in code
+
+
+def test_the_carried_rate_is_explained_both_ways():
+    carried = instrument.carried_sentence({"rate": 9.9, "check_rate": 10.44, "check_demand": 0.9346,
+                                           "demand_at_check_rate": 0.9894})
+    assert "asked for 0.93 of the workload's expected decode tokens" in carried and "seeds for 0.99" in carried
+    assert instrument.carried_sentence({"rate": 8.0, "source": "calibration", "method": "capacity"}) == (
+        "The runs used the calibrated rate as it is.")
+    assert instrument.carried_sentence({"rate": 8.0, "source": "given"}).startswith("That rate was given")

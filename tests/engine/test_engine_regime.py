@@ -180,6 +180,10 @@ def test_calibrate_cli_prints_one_json_line_per_profile(monkeypatch, capsys):
     assert out["rate"] == 6.0 and out["target"]["fullness"] == pytest.approx(REGIME.fullness)
     assert [c["check_duration_s"] for c in out["calibrations"]] == [20.0, 60.0]
     assert out["calibrations"][1]["checks"][0]["fullness"] == 1.0
+    # the ladder's seeds 1-5 run where they ask for the decode tokens the check seeds did at 6 req/s
+    assert out["ladder"] == cal.run_rate(6.0, cal.CHECK_SEEDS, 60.0, (1, 2, 3, 4, 5), 60.0)
+    assert out["ladder"]["check_rate"] == 6.0 and out["ladder"]["rate"] != 6.0
     asked.clear()
     assert cli.main(["calibrate", "--profile", "smoke", "--json"]) == 0
     assert asked == [(False, 60.0)]
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["ladder"] is None   # a proposal: nothing carried
