@@ -194,7 +194,7 @@ def _cmd_matrix(a) -> int:
 def _cmd_calibrate(a) -> int:
     import time
 
-    from .runs.calibrate import CHECK_DURATION, CHECK_SEEDS, calibrate, run_rate
+    from .runs.calibrate import CHECK_DURATION, calibrate, carried_rate
     from .runs.profiles import get_profile
     from .runs.target import REGIME
     t0 = time.time()
@@ -211,9 +211,7 @@ def _cmd_calibrate(a) -> int:
         capacity_scale(prof, "fast")         # the sweep's fast forward is scaled by its own capacity
     main = records[lengths.index(prof.check_duration)] if a.profile and checks else records[0]
     # the ladder's own seeds run where they ask for the decode tokens the check seeds did
-    ladder = (run_rate(main["rate"], main.get("check_seeds") or CHECK_SEEDS, main["check_duration_s"], prof.seeds,
-                       prof.duration)
-              if a.profile and checks else None)
+    ladder = carried_rate(main, prof.seeds, prof.duration) if a.profile else None
     if a.json:
         from dataclasses import asdict
         print(json.dumps({"profile": a.profile, "forward": a.forward, "rate": main["rate"], "ladder": ladder,

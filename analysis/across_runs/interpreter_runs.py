@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine_link import (CHECK_SEEDS, LADDER, default_concurrency, get_profile, load_calibration, run_path, run_rate,
+from ..engine_link import (LADDER, carried_rate, default_concurrency, get_profile, load_calibration, run_path,
                            runs_dir, slug)
 from .interpreters import GC_RUNGS
 from .summaries import run_summaries
@@ -100,7 +100,8 @@ def gc_runs_by_python(profile=None, seeds=None, duration=None, concurrency=None,
         if record is None:
             out.skipped[python] = f"no {_record_words(prof)} under Python {python}"
             continue
-        rate = _protocol_rate(record, sorted(seeds), duration)
+        carried = carried_rate(record, sorted(seeds), duration)    # as the build carries it
+        rate = float(record["rate"]) if carried is None else carried["rate"]
         kept = [CachedRun(path, rung, seed, rate) for path, rung, seed, prov in found[python]
                 if path.name == run_path(LADDER[rung], seed, duration, rate, concurrency=k,
                                          libs={lib: prov.get(lib) for lib in LIBS}).name]
@@ -110,15 +111,6 @@ def gc_runs_by_python(profile=None, seeds=None, duration=None, concurrency=None,
             continue
         out.runs[python] = summarize(sorted(kept, key=lambda r: (GC_RUNGS.index(r.rung), r.seed)))
     return out
-
-
-def _protocol_rate(record: dict, seeds, duration: float) -> float:
-    """The rate the profile's runs of `seeds` x `duration` use under a calibration record:
-    a checked record's rate is carried to these seeds by decode demand, as the build does."""
-    if record.get("method") != "checked":
-        return float(record["rate"])
-    return run_rate(record["rate"], record.get("check_seeds") or CHECK_SEEDS, record["check_duration_s"],
-                    seeds, duration)["rate"]
 
 
 def holdings_sentence(found: InterpreterRuns, duration: float) -> str:

@@ -381,6 +381,16 @@ def run_rate(found: float, check_seeds, check_duration: float, seeds, duration: 
             "matched_by": "decode tokens asked per second"}
 
 
+def carried_rate(record: dict, seeds, duration: float) -> dict | None:
+    """run_rate for the runs of `seeds` x `duration` under a calibration record (or the
+    provenance summary calibrated_rate makes of it); None for a capacity proposal, which
+    no check placed and nothing carries."""
+    if record.get("method") != "checked":
+        return None
+    return run_rate(record["rate"], record.get("check_seeds") or CHECK_SEEDS, record["check_duration_s"],
+                    seeds, duration)
+
+
 def checked_rate(prof, seeds, duration: float, rate: float | None, forward: str = "article",
                  check_duration: float | None = None, concurrency: int | None = None) -> tuple[float, dict]:
     """Validate a run protocol, then its rate: the one given, or the profile's calibrated one
@@ -392,7 +402,5 @@ def checked_rate(prof, seeds, duration: float, rate: float | None, forward: str 
     if rate is not None:
         return float(rate), {"rate": float(rate), "source": "given"}
     found, info = calibrated_rate(prof.calibration, forward, check_duration or prof.check_duration, concurrency)
-    if info["method"] != "checked":
-        return found, info
-    matched = run_rate(found, info["check_seeds"] or CHECK_SEEDS, info["check_duration_s"], seeds, duration)
-    return matched["rate"], {**info, **matched}
+    matched = carried_rate(info, seeds, duration)
+    return (found, info) if matched is None else (matched["rate"], {**info, **matched})
