@@ -195,6 +195,7 @@ def _cmd_calibrate(a) -> int:
     import time
 
     from .runs.calibrate import CHECK_DURATION, calibrate, carried_rate
+    from .runs.freshness import confirm
     from .runs.profiles import get_profile
     from .runs.target import REGIME
     t0 = time.time()
@@ -204,6 +205,8 @@ def _cmd_calibrate(a) -> int:
         lengths = sorted({prof.check_duration, prof.sweep_duration}) if checks else [None]
     else:
         checks, lengths = not a.quick, [a.check_duration or CHECK_DURATION]
+    # as a build does before it measures: an older record is confirmed against capacity now
+    fresh = confirm(prof, a.forward, progress=not a.json) if a.profile and checks and not a.force else None
     records = [calibrate(checks=checks, force=a.force, forward=a.forward, check_duration=L or CHECK_DURATION,
                          progress=not a.json) for L in lengths]
     if a.profile and a.forward == "article":
@@ -215,6 +218,7 @@ def _cmd_calibrate(a) -> int:
     if a.json:
         from dataclasses import asdict
         print(json.dumps({"profile": a.profile, "forward": a.forward, "rate": main["rate"], "ladder": ladder,
+                          "confirmed": None if fresh is None else {k: v for k, v in fresh.items() if k != "capacity"},
                           "target": asdict(REGIME), "seconds": round(time.time() - t0, 1),
                           "calibrations": [{k: r.get(k) for k in ("rate", "method", "check_duration_s",
                                                                   "band_reached", "proposed_rate",

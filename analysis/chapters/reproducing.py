@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.runlog import load
-from ..engine_link import BAND, REGIME, RUNGS, ensure_runs, get_profile, load_calibration, profile_specs
+from ..engine_link import (BAND, REGIME, RUNGS, ensure_runs, get_profile, load_calibration, profile_specs,
+                           replacement_sentence)
 from ..across_runs import operating_point
 from ..render import machine, protocol_tables
 
@@ -93,6 +94,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
                **_target_numbers(), "band_reached": band_reached(calibration),
                **{key: cal[key] for key in CALIBRATION_GLUED if key in cal},
                "has_calibration": calibration is not None, "regime_sentence": reg["sentence"],
+               "freshness_sentence": replacement_sentence(calibration),
                "yardstick_sentence": reg["yardstick"],
                "op_sentence": operating_point.band_sentence(op_sig),
                "op_check": operating_point.check_sentence(op_sig, calibration, rate_info=proto["rate_info"])}

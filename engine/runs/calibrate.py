@@ -294,10 +294,12 @@ def _reusable_capacity(forward: str, seconds: float, concurrency: int = 1) -> di
 
 def calibrate(checks: bool = True, force: bool = False, progress: bool = True,
               capacity_seconds: float | None = None, forward: str = "article",
-              check_duration: float = CHECK_DURATION, concurrency: int | None = None) -> dict:
+              check_duration: float = CHECK_DURATION, concurrency: int | None = None,
+              capacity: dict | None = None, replaces: dict | None = None) -> dict:
     """Calibrate (unless cached), holding the cache's measuring lock: no run or other
     calibration of this cache is measured meanwhile, and a second process that wants the
-    same calibration waits, then reuses the record this one wrote."""
+    same calibration waits, then reuses the record this one wrote. `capacity`: one just
+    measured, to start from; `replaces`: why an earlier record was retired (freshness.py)."""
     method = "checked" if checks else "capacity"
     k = _level(concurrency)
     want = (method, forward, check_duration if checks else None, k)
@@ -310,14 +312,15 @@ def calibrate(checks: bool = True, force: bool = False, progress: bool = True,
         if not force and (cached := _read_record(calibration_path(*want))) is not None:
             return cached                        # made by another process while we waited
         return _measure_calibration(method, checks, progress, capacity_seconds, forward,
-                                    float(check_duration), force, k)
+                                    float(check_duration), force, k, capacity, replaces)
 
 
 def _measure_calibration(method: str, checks: bool, progress: bool, capacity_seconds: float | None,
-                         forward: str, check_duration: float, force: bool, concurrency: int = 1) -> dict:
+                         forward: str, check_duration: float, force: bool, concurrency: int = 1,
+                         capacity: dict | None = None, replaces: dict | None = None) -> dict:
     t0 = time.time()
     seconds = capacity_seconds or (CAPACITY_SECONDS if checks else 10.0)
-    cap = None if force else _reusable_capacity(forward, seconds, concurrency)
+    cap = capacity or (None if force else _reusable_capacity(forward, seconds, concurrency))
     if cap is None:
         if progress:
             print(f"calibration ({forward} forward, concurrency {concurrency}): measuring capacity "
@@ -342,6 +345,8 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
         "checks": found["checks"], "seconds_taken": round(time.time() - t0, 1),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
+    if replaces:
+        result["replaces"] = replaces
     _write_json_atomic(calibration_path(method, forward, check_duration if checks else None, concurrency), result)
     if progress:
         how = {True: "in the article's regime", False: "regime not reached", None: "capacity proposal"}

@@ -30,14 +30,14 @@ class Profile:
 
 PROFILES = {
     "article": Profile("article", seeds=SEEDS, duration=DURATION_S, overload_seeds=(1, 2, 3),
-                       calibration="checked", check_duration=DURATION_S, minutes_2core="about 150",
+                       calibration="checked", check_duration=DURATION_S, minutes_2core="about 210",
                        control_seeds=(1, 2, 3), control_duration=20.0,
                        sweep_seeds=(1, 2), sweep_duration=20.0),
     # Quick runs are 20 s from an empty engine, and calibrated with 20 s checks: a rate found
     # with 60 s checks runs a 20 s run far lighter (benchmarks/bench_regime.py). Its sweep is
     # as long as its runs, so that load 1.0 is the regime the ladder ran in.
     "quick": Profile("quick", seeds=(1, 2), duration=20.0, overload_seeds=(1,),
-                     calibration="checked", check_duration=20.0, minutes_2core="about 36",
+                     calibration="checked", check_duration=20.0, minutes_2core="about 60",
                      control_seeds=(1,), control_duration=10.0, sweep_seeds=(1,), sweep_duration=20.0),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
                      calibration="capacity", minutes_2core="about 5"),

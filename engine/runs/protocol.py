@@ -55,17 +55,31 @@ def control_specs(profile: str | Profile | None = None, seeds=None, duration: fl
                           for s in seeds for cfg, wl in runs])
 
 
+def _profile_runs(prof: Profile) -> tuple[dict, list[RunSpec]]:
+    """The interference control's arms, and every run of the profile (those arms last)."""
+    from .interference import interference_specs
+    from .preemption_runs import preemption_specs, preemption_sweep_specs
+    control = interference_specs(prof)
+    return control, (profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
+                     + sweep_specs(prof) + preemption_specs(prof) + preemption_sweep_specs(prof)
+                     + control["alone"] + control["beside"])
+
+
 def ensure_profile(profile: str | Profile | None = None, progress: bool = True) -> dict:
     """Every run a profile's book needs (main ladder, overload sidebar, the controls, the
     load sweep, the preemption chapter's runs (its swap runs are the ladder's and the sweep's
-    own, so each log is listed once), then the interference control's two arms and capacities)."""
-    from .interference import interference_capacity, interference_specs
-    from .preemption_runs import preemption_specs, preemption_sweep_specs
+    own, so each log is listed once), then the interference control's two arms and capacities).
+    Before any is measured on an older calibration, that calibration is confirmed (and, if
+    the machine has changed, made again: engine/runs/freshness.py)."""
+    from . import cache
+    from .freshness import confirm
+    from .interference import interference_capacity
     prof = get_profile(profile)
-    control = interference_specs(prof)
-    specs = (profile_specs(prof) + profile_specs(prof, overload=True) + control_specs(prof)
-             + sweep_specs(prof) + preemption_specs(prof) + preemption_sweep_specs(prof)
-             + control["alone"] + control["beside"])
+    control, specs = _profile_runs(prof)
+    if any(not cache.is_cached(s.path) for s in specs):
+        found = confirm(prof, progress=progress)
+        if found and found["remade"]:
+            control, specs = _profile_runs(prof)      # at the rates of the new calibration
     seen, main = set(), []
     for s in specs:
         if s.group != "interference" and s.path not in seen:

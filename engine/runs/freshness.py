@@ -1,0 +1,157 @@
+"""Is a cached calibration still this machine's? Re-measure before measuring runs on it.
+
+A calibration record is keyed on what identifies a machine (CPU model, cores, interpreter,
+engine code), not on how fast it runs today, and a cloud VM's speed moves from one day to
+the next. On the cliff a few percent of speed decides the regime: on 2026-12-06 a rebuild
+on a record made the evening before ran its batch-32 forward 1.5-1.8 times slower than
+the record's checks had, and its baseline queues no longer drained. Runs already in the
+cache are not the problem (each was measured with the machine it had); new runs at an old
+rate are, above all beside cached runs of the same ladder.
+
+So before a build measures runs on a record older than FRESH_S, it measures capacity
+again as the record did (same window, forward and concurrency). If capacity moved by more
+than TOLERANCE, every calibration record of this machine and code is retired (moved, not
+deleted, into calibration/retired/) and the profile calibrates anew, starting from the
+capacity just measured; the new record names the one it replaces and why.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from . import cache
+
+# Capacity moved by more than this fraction: the record no longer describes the machine.
+# Four back-to-back probes at k=2 on 2026-12-06 read 2,802-3,279 tokens/s, a spread of
+# 1.17 (benchmarks/bench_freshness.py), so 10% would remake a sound record one time in
+# three; 25% stays clear of that noise and still catches the 1.5x slowdown behind this guard.
+TOLERANCE = 0.25
+FRESH_S = 3600.0             # a record younger than this was measured by this very build
+
+
+def record_age_s(record: dict, now: float | None = None) -> float:
+    """Seconds since the record was made (its `created`, local time); inf if unreadable."""
+    try:
+        made = time.mktime(time.strptime(record["created"], "%Y-%m-%dT%H:%M:%S"))
+    except (KeyError, TypeError, ValueError):
+        return math.inf
+    return (time.time() if now is None else now) - made
+
+
+def moved(then: float, now: float, tolerance: float = TOLERANCE) -> bool:
+    """Whether a capacity of `now` tokens/s is more than `tolerance` away from `then`
+    (in ratio, either way)."""
+    if not (then > 0 and now > 0):
+        raise ValueError(f"capacities must be positive tokens/s, got {then!r} then and {now!r} now")
+    return abs(math.log(now / then)) > math.log1p(tolerance)
+
+
+def probe(record: dict, measure=None) -> dict:
+    """Capacity measured now as `record`'s was (its window, forward and concurrency), with
+    the record's, their ratio and whether it moved past TOLERANCE."""
+    from .calibrate import measure_capacity
+    measure = measure or measure_capacity
+    cap = record["capacity"]
+    now = measure(float(cap["seconds"]), record.get("forward", "article"), int(record.get("concurrency", 1)))
+    then_tps, now_tps = float(cap["tokens_per_s"]), float(now["tokens_per_s"])
+    return {"capacity": now, "tokens_per_s_then": then_tps, "tokens_per_s_now": now_tps,
+            "ratio": now_tps / then_tps, "moved": moved(then_tps, now_tps), "tolerance": TOLERANCE,
+            "record_created": record.get("created"), "record_rate": record.get("rate"),
+            "measured": time.strftime("%Y-%m-%dT%H:%M:%S")}
+
+
+def retire_records() -> list[Path]:
+    """Move every calibration record of this machine and engine code into
+    calibration/retired/ (the real engine's records of this machine too), each renamed
+    atomically with the time it was retired; returns where they went."""
+    from .calibrate import calibration_dir
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    mine = [p for p in calibration_dir().glob(f"*-{cache.code_version()}.json") if _this_machine(p)]
+    mine += _real_records()
+    moved_to = []
+    for p in mine:
+        dest = p.parent / "retired" / f"{stamp}-{p.name}"
+        cache.ensure_writable(dest.parent, why="a calibration this machine no longer matches is kept there")
+        p.replace(dest)
+        moved_to.append(dest)
+    return moved_to
+
+
+def _this_machine(p: Path) -> bool:
+    """A record measured on this machine, under this interpreter or another one."""
+    from ..serve.provenance import machine_fingerprint
+    try:
+        made_on = json.loads(p.read_text()).get("machine") or {}
+    except (OSError, ValueError, AttributeError):
+        return False
+    here = machine_fingerprint()
+    return {k: v for k, v in made_on.items() if k != "python"} == {k: v for k, v in here.items() if k != "python"}
+
+
+def _real_records() -> list[Path]:
+    """The real engine's records that belong to this machine (its record paths name a hash
+    of the machine, its libraries and code, and the check length)."""
+    from ..real.operating import _record_path
+    d = cache.cache_dir() / "real_calibration"
+    out = []
+    for p in d.glob("checked__d*__*.json") if d.is_dir() else []:
+        try:
+            duration = float(p.name.split("__")[1][1:])
+        except (IndexError, ValueError):
+            continue
+        if _record_path(duration) == p:
+            out.append(p)
+    return out
+
+
+def confirm(prof, forward: str = "article", progress: bool = True, measure=None) -> dict | None:
+    """Before runs of profile `prof` are measured: the probe of its ladder's cached record
+    (None when there is none, it is a capacity proposal, or it is younger than FRESH_S).
+    When capacity moved, the records are retired and the ladder's is made again (from the
+    probe's capacity, with `replaces` saying why); the probe says so under `remade`."""
+    from .calibrate import load_calibration
+    record = load_calibration(prof.calibration, forward, prof.check_duration)
+    if record is None or record.get("method") != "checked" or record_age_s(record) < FRESH_S:
+        return None
+    # the measuring lock (re-entrant) over probe, retiring and calibrating again: no other
+    # process measures meanwhile, nor reads a half-retired set of records
+    with cache.measuring("calibration freshness probe"):
+        return _confirm(prof, forward, progress, record, measure)
+
+
+def _confirm(prof, forward: str, progress: bool, record: dict, measure) -> dict:
+    from .calibrate import calibrate
+    found = probe(record, measure)
+    say = (f"calibration check: capacity {found['tokens_per_s_now']:.0f} tokens/s now against "
+           f"{found['tokens_per_s_then']:.0f} when the record of {found['record_created']} was made "
+           f"({found['ratio']:.3f}x, trusted within {TOLERANCE:.0%})")
+    if not found["moved"]:
+        if progress:
+            print(f"{say}: record kept", file=sys.stderr, flush=True)
+        return {**found, "remade": False}
+    retired = retire_records()
+    if progress:
+        print(f"{say}: this machine has changed; {len(retired)} calibration record(s) retired to "
+              f"{retired[0].parent if retired else '-'}, calibrating again", file=sys.stderr, flush=True)
+    replaces = {k: v for k, v in found.items() if k != "capacity"} | {"retired": [p.name for p in retired]}
+    calibrate(checks=True, forward=forward, check_duration=prof.check_duration, progress=progress,
+              capacity=found["capacity"], replaces=replaces)
+    return {**found, "remade": True, "retired": [str(p) for p in retired]}
+
+
+def replacement_sentence(record: dict | None) -> str:
+    """What the book says of the record's freshness: remade, and why, or how it is kept fresh."""
+    if not record or record.get("method") != "checked":
+        return ""
+    r = record.get("replaces")
+    if r:
+        return (f"This calibration replaced one made on {r['record_created']} (rate {r['record_rate']:.3f} req/s): "
+                f"when this build began, the machine's capacity read {r['tokens_per_s_now']:.0f} tokens/s against "
+                f"that record's {r['tokens_per_s_then']:.0f} ({r['ratio']:.2f} times), more than the "
+                f"{r['tolerance']:.0%} a record is trusted within, so it was retired and the rate searched again.")
+    return (f"The calibration record was made on {record.get('created')}; a build that has runs to measure "
+            f"on a record more than {FRESH_S / 3600:g} h old first measures capacity again, and searches the "
+            f"rate again if it moved by more than {TOLERANCE:.0%}.")

@@ -1,0 +1,149 @@
+"""A cached calibration is confirmed against the machine's capacity before runs are measured
+on it, and made again (the old record kept, the new one saying why) when the machine changed."""
+import json
+import time
+
+import pytest
+
+from engine.runs import freshness
+from engine.runs.cache import CACHE_ENV
+from engine.runs.calibrate import _write_json_atomic, calibration_dir, calibration_path
+from engine.runs.profiles import get_profile
+from engine.serve.provenance import machine_fingerprint
+
+OLD = "2026-12-05T22:30:00"
+
+
+def _record(rate=10.4, tokens_per_s=3000.0, created=OLD, machine=None):
+    return {"rate": rate, "method": "checked", "capacity": {"tokens_per_s": tokens_per_s, "seconds": 20.0},
+            "proposed_rate": 8.0, "checks": [], "check_seeds": [101, 102, 103], "check_duration_s": 20.0,
+            "concurrency": 1, "forward": "article", "created": created,
+            "machine": machine_fingerprint() if machine is None else machine}
+
+
+@pytest.fixture
+def quick(tmp_path, monkeypatch):
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    monkeypatch.delenv("ITL_JOBS", raising=False)
+    monkeypatch.delenv("ITL_EXECUTOR", raising=False)
+    prof = get_profile("quick")
+    return prof, calibration_path("checked", "article", prof.check_duration, 1)
+
+
+class Measure:
+    """A stand-in for measure_capacity that reads `tokens_per_s` and remembers its calls."""
+
+    def __init__(self, tokens_per_s):
+        self.tokens_per_s, self.calls = tokens_per_s, []
+
+    def __call__(self, seconds, forward, concurrency):
+        self.calls.append((seconds, forward, concurrency))
+        return {"tokens_per_s": self.tokens_per_s, "seconds": seconds, "forward_ms_b32": 7.0}
+
+
+@pytest.mark.parametrize("now, want", [(1090.0, False), (1110.0, True), (910.0, False), (900.0, True)])
+def test_capacity_moved_is_judged_by_ratio_either_way(now, want):
+    assert freshness.moved(1000.0, now, tolerance=0.10) is want
+
+
+@pytest.mark.parametrize("then, now", [(0.0, 10.0), (10.0, -1.0), (float("nan"), 10.0)])
+def test_moved_refuses_capacities_that_are_not_positive(then, now):
+    with pytest.raises(ValueError, match="capacities must be positive"):
+        freshness.moved(then, now)
+
+
+def test_record_age_reads_created_and_is_infinite_without_it():
+    now = time.mktime(time.strptime(OLD, "%Y-%m-%dT%H:%M:%S")) + 90.0
+    assert freshness.record_age_s({"created": OLD}, now) == pytest.approx(90.0)
+    assert freshness.record_age_s({}, now) == float("inf")
+    assert freshness.record_age_s({"created": "yesterday"}, now) == float("inf")
+
+
+def test_a_young_record_is_not_probed(quick):
+    prof, path = quick
+    _write_json_atomic(path, _record(created=time.strftime("%Y-%m-%dT%H:%M:%S")))
+    measure = Measure(1.0)
+    assert freshness.confirm(prof, measure=measure) is None and measure.calls == []
+
+
+def test_a_machine_that_still_matches_keeps_its_record(quick):
+    prof, path = quick
+    _write_json_atomic(path, _record(tokens_per_s=3000.0))
+    before = path.read_bytes()
+    measure = Measure(3100.0)
+    found = freshness.confirm(prof, measure=measure, progress=False)
+    assert measure.calls == [(20.0, "article", 1)]            # measured as the record was
+    assert found["remade"] is False and found["ratio"] == pytest.approx(3100 / 3000)
+    assert path.read_bytes() == before and not (calibration_dir() / "retired").exists()
+
+
+def test_a_changed_machine_retires_its_records_and_calibrates_again(quick, monkeypatch):
+    prof, path = quick
+    _write_json_atomic(path, _record(tokens_per_s=3000.0))
+    sweep = calibration_path("checked", "article", 40.0, 1)          # another protocol of this machine
+    _write_json_atomic(sweep, _record(tokens_per_s=3000.0))
+    other = calibration_dir() / path.name.replace("checked-", "checked-other-")
+    _write_json_atomic(other, _record(machine={"cpu": "another machine"}))
+    made = []
+
+    def fake_calibrate(**kw):
+        made.append(kw)
+        _write_json_atomic(path, {**_record(rate=7.0, tokens_per_s=kw["capacity"]["tokens_per_s"],
+                                            created=time.strftime("%Y-%m-%dT%H:%M:%S")),
+                                  "replaces": kw["replaces"]})
+
+    monkeypatch.setattr("engine.runs.calibrate.calibrate", fake_calibrate)
+    found = freshness.confirm(prof, measure=Measure(1800.0), progress=False)
+    assert found["remade"] is True and found["ratio"] == pytest.approx(0.6)
+    retired = sorted(p.name.split("-", 1)[1] for p in (calibration_dir() / "retired").iterdir())
+    assert retired == sorted([path.name, sweep.name])               # kept, not deleted
+    assert other.exists()                                           # not this machine's
+    (kw,) = made
+    assert kw["check_duration"] == prof.check_duration and kw["capacity"]["tokens_per_s"] == 1800.0
+    assert kw["replaces"]["record_rate"] == 10.4 and kw["replaces"]["record_created"] == OLD
+    assert sorted(kw["replaces"]["retired"]) == sorted(p.name for p in (calibration_dir() / "retired").iterdir())
+    sentence = freshness.replacement_sentence(json.loads(path.read_text()))
+    assert "1800 tokens/s" in sentence and "3000" in sentence and "0.60 times" in sentence and OLD in sentence
+
+
+def test_a_capacity_proposal_is_never_probed(tmp_path, monkeypatch):
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    monkeypatch.delenv("ITL_JOBS", raising=False)
+    _write_json_atomic(calibration_path("capacity", "article", concurrency=1),
+                       {**_record(), "method": "capacity", "check_seeds": []})
+    measure = Measure(1.0)
+    assert freshness.confirm(get_profile("smoke"), measure=measure) is None and measure.calls == []
+
+
+def test_the_book_says_how_a_kept_record_stays_fresh():
+    said = freshness.replacement_sentence(_record())
+    assert OLD in said and f"{freshness.TOLERANCE:.0%}" in said
+    assert freshness.replacement_sentence({**_record(), "method": "capacity"}) == ""
+    assert freshness.replacement_sentence(None) == ""
+
+
+@pytest.mark.parametrize("missing, remade", [(False, False), (True, False), (True, True)])
+def test_a_build_confirms_only_when_it_has_runs_to_measure(tmp_path, monkeypatch, missing, remade):
+    from types import SimpleNamespace
+
+    from engine.runs import protocol
+    log = tmp_path / "run.npz"
+    if not missing:
+        log.write_bytes(b"")
+    monkeypatch.setattr("engine.runs.cache.is_cached", lambda p: p.exists())
+    listed, confirmed, measured = [], [], []
+
+    def profile_runs(prof):
+        listed.append(prof.name)
+        return {"alone": [], "beside": [], "k": 0}, [SimpleNamespace(path=log, group="ladder")]
+
+    monkeypatch.setattr(protocol, "_profile_runs", profile_runs)
+    monkeypatch.setattr("engine.runs.freshness.confirm",
+                        lambda prof, **k: confirmed.append(prof.name) or {"remade": remade})
+    monkeypatch.setattr(protocol, "ensure_runs", lambda specs, **k: measured.extend(specs))
+    monkeypatch.setattr("engine.runs.interference.interference_capacity", lambda k: None)
+    protocol.ensure_profile("quick", progress=False)
+    # a build with nothing to measure reads its cached runs as they were measured
+    assert confirmed == (["quick"] if missing else [])
+    # a remade calibration lists the runs again, at its new rates
+    assert listed == ["quick"] * (2 if remade else 1) and [s.path for s in measured] == [log]
