@@ -45,6 +45,16 @@ def drain_phrase(limit: float) -> str:
     return "every load drained" if limit != limit else f"from {limit:.2f}x the operating point on, the queue did not drain"
 
 
+def ladder_baselines(prof, seeds, rate=None) -> list:
+    """The ladder's own baseline runs of `seeds`: those of the profile's ladder, at the rate
+    its whole seed set was carried to, so the page reads the very runs the ladder reports (a
+    subset of seeds, carried on its own, would ask for a rate of its own and another run);
+    seeds the ladder does not have are run at the rate carried to them."""
+    ladder = [s for s in profile_specs(prof, rungs=[FIRST], rate=rate) if s.seed in set(seeds)]
+    return ladder if {s.seed for s in ladder} == set(seeds) else profile_specs(prof, rungs=[FIRST], seeds=seeds,
+                                                                                   rate=rate)
+
+
 def page(profile=None, seeds=None, duration=None, rate=None) -> RegimesPage:
     """Everything book/regimes shows; runs that are missing are made first. `rate` is the
     operating point's (article forward)."""
@@ -61,7 +71,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> RegimesPage:
                        op_rate=specs[0].rate_info["operating_point"],
                        fast_scale=fast[0].rate_info["capacity_scale"] if fast else float("nan"))
     # the ladder's full-length baseline runs of the sweep's seeds, to see how short runs read the rate
-    ladder_specs = profile_specs(prof, rungs=[FIRST], seeds=sorted(set(frame["seed"])), rate=rate)
+    ladder_specs = ladder_baselines(prof, sorted(set(frame["seed"])), rate)
     ensure_runs(ladder_specs)
     ladder_pm = [s["preemptions"] * 60.0 / sp.duration for sp, s in zip(ladder_specs, run_summaries(ladder_specs))]
     out.numbers["short_runs"] = load_sweep.short_run_sentence(load_sweep.at_operating_point(frame), ladder_pm,

@@ -51,3 +51,26 @@ def test_the_notebook_only_calls_its_page():
     code = notebook_code("regimes")
     assert "from analysis.chapters import regimes" in code and "import engine" not in code
     assert "across_runs" not in code and "engine_link" not in code
+
+
+def test_the_ladder_baselines_are_the_ladders_own_runs(tmp_path, monkeypatch):
+    """A sweep seed that is one of the ladder's reads the ladder's run of it (the rate carried
+    to the ladder's whole seed set), not a run at a rate carried to that seed alone."""
+    from engine.runs.cache import CACHE_ENV
+    from engine.runs.calibrate import _write_json_atomic, calibration_path
+    from engine.runs.profiles import get_profile
+    from engine.runs.protocol import profile_specs
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    monkeypatch.delenv("ITL_JOBS", raising=False)
+    prof = get_profile("quick")
+    _write_json_atomic(calibration_path("checked", "article", prof.check_duration, 1),
+                       {"rate": 13.2984, "method": "checked", "capacity": {"tokens_per_s": 3322.0},
+                        "proposed_rate": 9.25, "checks": [], "check_seeds": [101, 102, 103],
+                        "check_duration_s": prof.check_duration, "concurrency": 1})
+    ladder = {s.seed: s.path for s in profile_specs(prof, rungs=[regimes.FIRST])}
+    got = regimes.ladder_baselines(prof, [1])
+    assert [s.path for s in got] == [ladder[1]]
+    alone = profile_specs(prof, rungs=[regimes.FIRST], seeds=[1])
+    assert alone[0].rate != got[0].rate          # seed 1 carried on its own asks for another rate
+    outside = regimes.ladder_baselines(prof, [7])  # not a ladder seed: run at its own carried rate
+    assert [s.path for s in outside] == [s.path for s in profile_specs(prof, rungs=[regimes.FIRST], seeds=[7])]
