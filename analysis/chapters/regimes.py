@@ -48,8 +48,8 @@ def drain_phrase(limit: float) -> str:
 def ladder_baselines(prof, seeds, rate=None) -> list:
     """The ladder's own baseline runs of `seeds`: those of the profile's ladder, at the rate
     its whole seed set was carried to, so the page reads the very runs the ladder reports (a
-    subset of seeds, carried on its own, would ask for a rate of its own and another run);
-    seeds the ladder does not have are run at the rate carried to them."""
+    subset of seeds, carried on its own, would ask for a rate of its own and another run).
+    When any of them is not a ladder seed, all of them run at the rate carried to them together."""
     ladder = [s for s in profile_specs(prof, rungs=[FIRST], rate=rate) if s.seed in set(seeds)]
     return ladder if {s.seed for s in ladder} == set(seeds) else profile_specs(prof, rungs=[FIRST], seeds=seeds,
                                                                                    rate=rate)
