@@ -218,7 +218,7 @@ def _cmd_calibrate(a) -> int:
     if a.json:
         from dataclasses import asdict
         print(json.dumps({"profile": a.profile, "forward": a.forward, "rate": main["rate"], "ladder": ladder,
-                          "confirmed": None if fresh is None else {k: v for k, v in fresh.items() if k != "capacity"},
+                          "confirmed": fresh,
                           "target": asdict(REGIME), "seconds": round(time.time() - t0, 1),
                           "calibrations": [{k: r.get(k) for k in ("rate", "method", "check_duration_s",
                                                                   "band_reached", "proposed_rate",

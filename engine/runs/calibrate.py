@@ -60,6 +60,7 @@ STEP = 1.25                  # rate factor while only one side of the regime has
 # either tips onto the cliff or does not (2026-12-04: seed 101 read 0.52 of the batch-32
 # forward at 12.78 req/s and 1.59 at 12.87), so halving a 3% bracket again buys nothing.
 MIN_BRACKET = 1.03
+CREATED_FORMAT = "%Y-%m-%dT%H:%M:%S"   # a record's `created`, local time (freshness.py reads its age)
 
 
 # ---------------------------------------------------------------- capacity (runs in a child)
@@ -343,7 +344,7 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
         "check_seeds": list(CHECK_SEEDS) if checks else [],
         "check_duration_s": check_duration if checks else None,
         "checks": found["checks"], "seconds_taken": round(time.time() - t0, 1),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "created": time.strftime(CREATED_FORMAT),
     }
     if replaces:
         result["replaces"] = replaces

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from . import cache
+from .calibrate import CREATED_FORMAT
 
 # Capacity moved by more than this fraction: the record no longer describes the machine.
 # Four back-to-back probes at k=2 on 2026-12-06 read 2,802-3,279 tokens/s, a spread of
@@ -35,7 +36,7 @@ FRESH_S = 3600.0             # a record younger than this was measured by this v
 def record_age_s(record: dict, now: float | None = None) -> float:
     """Seconds since the record was made (its `created`, local time); inf if unreadable."""
     try:
-        made = time.mktime(time.strptime(record["created"], "%Y-%m-%dT%H:%M:%S"))
+        made = time.mktime(time.strptime(record["created"], CREATED_FORMAT))
     except (KeyError, TypeError, ValueError):
         return math.inf
     return (time.time() if now is None else now) - made
@@ -60,7 +61,7 @@ def probe(record: dict, measure=None) -> dict:
     return {"capacity": now, "tokens_per_s_then": then_tps, "tokens_per_s_now": now_tps,
             "ratio": now_tps / then_tps, "moved": moved(then_tps, now_tps), "tolerance": TOLERANCE,
             "record_created": record.get("created"), "record_rate": record.get("rate"),
-            "measured": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            "measured": time.strftime(CREATED_FORMAT)}
 
 
 def retire_records() -> list[Path]:
@@ -111,7 +112,8 @@ def confirm(prof, forward: str = "article", progress: bool = True, measure=None)
     """Before runs of profile `prof` are measured: the probe of its ladder's cached record
     (None when there is none, it is a capacity proposal, or it is younger than FRESH_S).
     When capacity moved, the records are retired and the ladder's is made again (from the
-    probe's capacity, with `replaces` saying why); the probe says so under `remade`."""
+    probe's capacity, with `replaces` saying why); the probe's summary (without the capacity
+    measurement itself) says so under `remade`."""
     from .calibrate import load_calibration
     record = load_calibration(prof.calibration, forward, prof.check_duration)
     if record is None or record.get("method") != "checked" or record_age_s(record) < FRESH_S:
@@ -125,6 +127,7 @@ def confirm(prof, forward: str = "article", progress: bool = True, measure=None)
 def _confirm(prof, forward: str, progress: bool, record: dict, measure) -> dict:
     from .calibrate import calibrate
     found = probe(record, measure)
+    capacity = found.pop("capacity")           # the new record starts from it; the summary need not carry it
     say = (f"calibration check: capacity {found['tokens_per_s_now']:.0f} tokens/s now against "
            f"{found['tokens_per_s_then']:.0f} when the record of {found['record_created']} was made "
            f"({found['ratio']:.3f}x, trusted within {TOLERANCE:.0%})")
@@ -136,9 +139,8 @@ def _confirm(prof, forward: str, progress: bool, record: dict, measure) -> dict:
     if progress:
         print(f"{say}: this machine has changed; {len(retired)} calibration record(s) retired to "
               f"{retired[0].parent if retired else '-'}, calibrating again", file=sys.stderr, flush=True)
-    replaces = {k: v for k, v in found.items() if k != "capacity"} | {"retired": [p.name for p in retired]}
     calibrate(checks=True, forward=forward, check_duration=prof.check_duration, progress=progress,
-              capacity=found["capacity"], replaces=replaces)
+              capacity=capacity, replaces={**found, "retired": [p.name for p in retired]})
     return {**found, "remade": True, "retired": [str(p) for p in retired]}
 
 
