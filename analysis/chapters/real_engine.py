@@ -4,7 +4,8 @@ book's method, beside this book's engine and the article; the notebook only disp
 
 Profiles: smoke runs every rung once, 3 s, at the search's start rate (not calibrated,
 and the page says where that rate landed); quick and article place the baseline by the
-regime method (engine/real/operating.py) with checks as long as the profile's runs.
+regime method (engine/real/operating.py) with checks as long as the page's runs, which are
+the profile's real-engine length (quick: 20 s, shorter than its ladder's) or its ladder's.
 """
 from __future__ import annotations
 
@@ -34,8 +35,26 @@ def operating(prof, rate, seeds, duration):
         return float(rate), "given", None
     if prof.calibration != "checked":
         return op.START_RATE, "uncalibrated", None
-    rec = op.operating_point(prof.check_duration or prof.duration)
+    rec = op.operating_point(check_length(prof))
     return op.run_rate(rec, seeds, duration)["rate"], "checked, carried to these seeds by decode demand", rec
+
+
+def run_length(prof) -> float:
+    """Seconds of arrivals per real-engine run: the profile's real-engine length, else its ladder's."""
+    return float(prof.real_duration or prof.duration)
+
+
+def check_length(prof) -> float | None:
+    """The calibration checks the page's rates come from, as long as its runs (None: a
+    profile without checks)."""
+    return prof.real_duration or prof.check_duration
+
+
+def ours_specs(prof, seeds, duration, rate=None) -> list:
+    """This book's engine's baseline runs beside the real engine's: same seeds and length,
+    placed by checks of that length (the ladder's own runs where the lengths agree)."""
+    return profile_specs(prof, rungs=[LADDER["baseline"]], seeds=seeds, duration=duration, rate=rate,
+                         check_length=check_length(prof))
 
 
 def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
@@ -44,11 +63,12 @@ def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
     prof = get_profile(profile)
     re = real_engine()
     re["internals"].check()
-    seeds, duration = tuple(seeds or prof.seeds), float(duration or prof.duration)
+    seeds, duration = tuple(seeds or prof.seeds), float(duration or run_length(prof))
     op_rate, _, _ = operating(prof, rate, seeds, duration)
     specs = re["runs"].ladder_specs(op_rate, seeds, duration)
     if any(not s.path.exists() for s in specs):    # (no progress bar, and no tqdm warning, when all are made)
         re["runs"].ensure_real_runs(specs)
+    ensure_runs(ours_specs(prof, seeds, duration))
     return specs
 
 
@@ -57,16 +77,16 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     re = real_engine()
     versions = re["internals"].check()
     seeds = tuple(seeds or prof.seeds)
-    duration = float(duration or prof.duration)
+    duration = float(duration or run_length(prof))
     op_rate, how, rec = operating(prof, rate, seeds, duration)
     specs = ensure_real(prof, seeds, duration, rate)
     summaries = run_summaries(specs)
     base = [s for s in summaries if s["rung"] == "baseline"]
     base_paths = [s.path for s in specs if s.rung == "baseline"]
 
-    ours_specs = profile_specs(prof, rungs=[LADDER["baseline"]], seeds=seeds, duration=duration)
-    ensure_runs(ours_specs)
-    ours = run_summaries(ours_specs)
+    ours_runs = ours_specs(prof, seeds, duration)
+    ensure_runs(ours_runs)
+    ours = run_summaries(ours_runs)
 
     labels = list(get_scheme("article").labels)
     tails = R.tail_table(base, ours, labels)

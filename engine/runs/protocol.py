@@ -25,14 +25,16 @@ def run(rung_or_config, seed: int, duration: float, rate: float | None = None) -
 
 
 def profile_specs(profile: str | Profile | None = None, overload: bool = False, rungs=None, seeds=None,
-                  duration: float | None = None, rate: float | None = None) -> list[RunSpec]:
+                  duration: float | None = None, rate: float | None = None,
+                  check_length: float | None = None) -> list[RunSpec]:
     """The runs of a profile's main ladder (or its overload sidebar), overridable per
     argument, listed rung by rung, each carrying its place in the blocked random order
-    it is run in (engine/runs/order.py)."""
+    it is run in (engine/runs/order.py). check_length: the calibration checks the rate
+    comes from (default: the profile's own), for runs of another length than the ladder's."""
     prof = get_profile(profile)
     seeds = check_seeds(seeds) if seeds is not None else (prof.overload_seeds if overload else prof.seeds)
     duration = check_duration(duration) if duration is not None else prof.duration
-    base, info = checked_rate(prof, seeds, duration, rate)
+    base, info = checked_rate(prof, seeds, duration, rate, check_duration=check_length)
     factor = OVERLOAD_FACTOR if overload else 1.0
     info = {**info, "factor": factor}
     configs = [resolve_config(r) for r in (rungs if rungs is not None else prof.rungs)]

@@ -14,7 +14,7 @@ from engine.runs.cache import run_path
 from engine.runs.calibrate import CHECK_SEEDS, _write_json_atomic, calibration_path, run_rate
 from tests.support.summaries import fake
 
-PROFILE = "quick"           # checked with 20 s checks: seeds 1-2, 20 s of arrivals
+PROFILE = "quick"           # checked, with checks as long as its runs: seeds 1-2
 PROF = engine.get_profile(PROFILE)
 SEEDS, DURATION = PROF.seeds, PROF.duration
 GC_RUNGS = interpreters.GC_RUNGS
@@ -71,7 +71,7 @@ def test_each_interpreter_at_its_own_rate_and_nothing_else(cache):
     other_rate = log("3.11.7", GC_RUNGS[0], SEEDS[0], 8.0)                 # another rate
     uncarried = log("3.11.7", GC_RUNGS[1], SEEDS[0], PYTHONS["3.11.7"])    # the checks' own rate
     rival = log("3.11.7", GC_RUNGS[0], SEEDS[0], carried(PYTHONS["3.13.1"]))   # the other interpreter's rate
-    longer = log("3.11.7", GC_RUNGS[0], SEEDS[0], mine, duration=60.0)
+    longer = log("3.11.7", GC_RUNGS[0], SEEDS[0], mine, duration=2 * DURATION)
     stranger = log("3.11.7", GC_RUNGS[0], 99, mine)                        # not a profile seed
     older = log("3.11.7", GC_RUNGS[1], SEEDS[0], mine, lib_over={"numpy": "1.0.0"})
     log("3.11.7", engine.RUNGS[-1], SEEDS[0], mine)                        # not a GC rung
@@ -95,13 +95,14 @@ def test_each_interpreter_at_its_own_rate_and_nothing_else(cache):
 
 def test_an_interpreter_without_its_calibration_record_is_left_out_with_the_reason(cache):
     calibrate("3.11.7", PYTHONS["3.11.7"])
-    calibrate(NO_RECORD, 8.0, check_duration=60.0)        # a record, but for another check length
+    calibrate(NO_RECORD, 8.0, check_duration=PROF.check_duration / 3)   # a record, but for another check length
     for python in ("3.11.7", NO_RECORD):
         for rung in GC_RUNGS:
             log(python, rung, SEEDS[0], 8.0 if python == NO_RECORD else carried(PYTHONS[python]))
     found = load()
     assert list(found.runs) == ["3.11.7"]
-    assert found.skipped[NO_RECORD] == (f"no checked calibration record (article forward, 20 s checks) of this "
+    assert found.skipped[NO_RECORD] == (f"no checked calibration record (article forward, "
+                                        f"{PROF.check_duration:g} s checks) of this "
                                         f"machine and engine code under Python {NO_RECORD}")
     said = IR.holdings_sentence(found, DURATION)
     assert said.endswith(f"Python {NO_RECORD} is left out: {found.skipped[NO_RECORD]}.")

@@ -124,3 +124,37 @@ def test_the_smoke_page_from_the_engines_own_runs():
 
 def test_the_notebook_only_calls_its_page():
     assert calls_only_its_page("real_engine") == []
+
+
+def _checked_record(tmp_path, monkeypatch, rates: dict):
+    """Fake checked records (check length -> rate) in a temporary cache."""
+    from engine.runs.calibrate import CHECK_SEEDS, _write_json_atomic, calibration_path
+    monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))
+    for length, rate in rates.items():
+        record = {"rate": rate, "method": "checked", "forward": "article", "capacity": {"tokens_per_s": 900.0},
+                  "proposed_rate": rate, "checks": [], "band_reached": True, "machine": {},
+                  "check_seeds": list(CHECK_SEEDS), "check_duration_s": length}
+        _write_json_atomic(calibration_path("checked", "article", length), record)
+
+
+def test_a_shorter_real_engine_run_is_set_beside_runs_placed_by_checks_of_its_length(tmp_path, monkeypatch):
+    """The quick profile's real-engine runs are shorter than its ladder's: the book's engine
+    runs beside them are as long, at the rate of checks that long, not the ladder's."""
+    import engine
+    from engine.runs.calibrate import CHECK_SEEDS, run_rate
+    prof = engine.get_profile("quick")
+    assert real_engine.run_length(prof) == real_engine.check_length(prof) == prof.real_duration < prof.duration
+    _checked_record(tmp_path, monkeypatch, {prof.duration: 11.0, prof.real_duration: 13.0})
+    ours = real_engine.ours_specs(prof, prof.seeds, prof.real_duration)
+    want = run_rate(13.0, CHECK_SEEDS, prof.real_duration, prof.seeds, prof.real_duration)["rate"]
+    assert {s.rate for s in ours} == {round(want, 6)} and {s.duration for s in ours} == {prof.real_duration}
+    ladder = engine.profile_specs(prof)
+    assert {s.rate for s in ladder} == {round(run_rate(11.0, CHECK_SEEDS, prof.duration, prof.seeds,
+                                                       prof.duration)["rate"], 6)}
+
+
+def test_without_a_real_engine_length_the_page_runs_as_long_as_the_ladder():
+    import engine
+    prof = engine.get_profile("article")
+    assert prof.real_duration is None
+    assert real_engine.run_length(prof) == prof.duration and real_engine.check_length(prof) == prof.check_duration
