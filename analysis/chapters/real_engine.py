@@ -16,7 +16,8 @@ import pandas as pd
 from ..core.gaps import partition_run
 from ..core.runlog import load
 from ..core.schemes import get_scheme
-from ..engine_link import LADDER, ensure_runs, get_profile, median_signature, profile_specs, real_engine, target
+from ..engine_link import (LADDER, confirm, ensure_runs, get_profile, median_signature, profile_specs, real_engine,
+                           target)
 from ..across_runs import real_findings as R
 from ..across_runs.summaries import run_summaries
 from ..across_runs.verdicts import strongest
@@ -59,16 +60,27 @@ def ours_specs(prof, seeds, duration, rate=None) -> list:
 
 def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
     """The page's real-engine runs, made first where missing (the operating point's checks
-    too): the book's build calls this before any chapter executes. Returns their specs."""
+    too), with this book's engine's runs beside them: the book's build calls this before any
+    chapter executes. Before any is measured on a calibrated rate, the calibration is
+    confirmed as the ladder's is (engine/runs/freshness.py). Returns the real engine's specs."""
     prof = get_profile(profile)
     re = real_engine()
     re["internals"].check()
     seeds, duration = tuple(seeds or prof.seeds), float(duration or run_length(prof))
-    op_rate, _, _ = operating(prof, rate, seeds, duration)
-    specs = re["runs"].ladder_specs(op_rate, seeds, duration)
+
+    def planned():
+        op_rate, _, _ = operating(prof, rate, seeds, duration)
+        return re["runs"].ladder_specs(op_rate, seeds, duration), ours_specs(prof, seeds, duration)
+
+    specs, ours = planned()
+    missing = [s for s in specs if not s.path.exists()] + [s for s in ours if not s.path.exists()]
+    if missing and rate is None:
+        found = confirm(prof)
+        if found and found["remade"]:
+            specs, ours = planned()           # at the rates of the new calibration
     if any(not s.path.exists() for s in specs):    # (no progress bar, and no tqdm warning, when all are made)
         re["runs"].ensure_real_runs(specs)
-    ensure_runs(ours_specs(prof, seeds, duration))
+    ensure_runs(ours)
     return specs
 
 

@@ -31,6 +31,9 @@ from .calibrate import CREATED_FORMAT
 # three; 25% stays clear of that noise and still catches the 1.5x slowdown behind this guard.
 TOLERANCE = 0.25
 FRESH_S = 3600.0             # a record younger than this was measured by this very build
+# Records this process found unchanged, with when: a build confirms before its ladder's runs
+# and again before its real-engine runs, and one probe (32 s) serves both within FRESH_S.
+_KEPT: dict = {}
 
 
 def record_age_s(record: dict, now: float | None = None) -> float:
@@ -110,7 +113,8 @@ def _real_records() -> list[Path]:
 
 def confirm(prof, forward: str = "article", progress: bool = True, measure=None) -> dict | None:
     """Before runs of profile `prof` are measured: the probe of its ladder's cached record
-    (None when there is none, it is a capacity proposal, or it is younger than FRESH_S).
+    (None when there is none, it is a capacity proposal, it is younger than FRESH_S, or this
+    process found it unchanged less than FRESH_S ago).
     When capacity moved, the records are retired and the ladder's is made again (from the
     probe's capacity, with `replaces` saying why); the probe's summary (without the capacity
     measurement itself) says so under `remade`."""
@@ -118,10 +122,16 @@ def confirm(prof, forward: str = "article", progress: bool = True, measure=None)
     record = load_calibration(prof.calibration, forward, prof.check_duration)
     if record is None or record.get("method") != "checked" or record_age_s(record) < FRESH_S:
         return None
+    key = (str(cache.cache_dir()), forward, prof.check_duration, record.get("created"))
+    if time.time() - _KEPT.get(key, -math.inf) < FRESH_S:
+        return None
     # the measuring lock (re-entrant) over probe, retiring and calibrating again: no other
     # process measures meanwhile, nor reads a half-retired set of records
     with cache.measuring("calibration freshness probe"):
-        return _confirm(prof, forward, progress, record, measure)
+        found = _confirm(prof, forward, progress, record, measure)
+    if not found["remade"]:
+        _KEPT[key] = time.time()
+    return found
 
 
 def _confirm(prof, forward: str, progress: bool, record: dict, measure) -> dict:

@@ -158,3 +158,33 @@ def test_without_a_real_engine_length_the_page_runs_as_long_as_the_ladder():
     prof = engine.get_profile("article")
     assert prof.real_duration is None
     assert real_engine.run_length(prof) == prof.duration and real_engine.check_length(prof) == prof.check_duration
+
+
+@pytest.mark.parametrize("missing, remade, rate", [(False, False, None), (True, False, None), (True, True, None),
+                                                   (True, False, 5.0)])
+def test_real_engine_runs_are_measured_on_a_confirmed_calibration(tmp_path, monkeypatch, missing, remade, rate):
+    """As the ladder's: a build with real-engine runs to measure on a calibrated rate first
+    confirms the calibration, and plans its runs again when it was remade; a build with all
+    of them made, or with a given rate, probes nothing."""
+    from types import SimpleNamespace
+    log = tmp_path / "real.npz"
+    if not missing:
+        log.write_bytes(b"")
+    rates, planned, confirmed, made = iter([7.0, 8.0]), [], [], []
+
+    def operating(prof, rate, seeds, duration):
+        planned.append(next(rates))
+        return planned[-1], "checked", None
+
+    runs = SimpleNamespace(ladder_specs=lambda r, seeds, duration: [SimpleNamespace(path=log, rate=r)],
+                           ensure_real_runs=lambda specs: made.extend(s.rate for s in specs))
+    monkeypatch.setattr(real_engine, "real_engine",
+                        lambda: {"internals": SimpleNamespace(check=lambda: {}), "runs": runs})
+    monkeypatch.setattr(real_engine, "operating", operating)
+    monkeypatch.setattr(real_engine, "ours_specs", lambda prof, seeds, duration: [])
+    monkeypatch.setattr(real_engine, "ensure_runs", lambda specs: None)
+    monkeypatch.setattr(real_engine, "confirm", lambda prof, **k: confirmed.append(prof.name) or {"remade": remade})
+    specs = real_engine.ensure_real("quick", rate=rate)
+    assert confirmed == (["quick"] if missing and rate is None else [])
+    assert planned == ([7.0, 8.0] if remade else [7.0])
+    assert made == ([planned[-1]] if missing else []) and specs[0].rate == planned[-1]

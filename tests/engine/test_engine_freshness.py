@@ -77,6 +77,20 @@ def test_a_machine_that_still_matches_keeps_its_record(quick):
     assert path.read_bytes() == before and not (calibration_dir() / "retired").exists()
 
 
+def test_one_probe_serves_a_process_that_confirms_twice(quick, monkeypatch):
+    """A build confirms before its ladder's runs and again before its real-engine runs."""
+    prof, path = quick
+    _write_json_atomic(path, _record(tokens_per_s=3000.0))
+    measure = Measure(3100.0)
+    assert freshness.confirm(prof, measure=measure, progress=False)["remade"] is False
+    assert freshness.confirm(prof, measure=measure, progress=False) is None
+    assert len(measure.calls) == 1
+    # ... within FRESH_S only: past it (a kernel that lives long) it probes again
+    monkeypatch.setattr(freshness, "FRESH_S", 0.0)
+    assert freshness.confirm(prof, measure=measure, progress=False)["remade"] is False
+    assert len(measure.calls) == 2
+
+
 def test_a_changed_machine_retires_its_records_and_calibrates_again(quick, monkeypatch):
     prof, path = quick
     _write_json_atomic(path, _record(tokens_per_s=3000.0))
