@@ -16,8 +16,8 @@ import pandas as pd
 from ..core.gaps import partition_run
 from ..core.runlog import load
 from ..core.schemes import get_scheme
-from ..engine_link import (LADDER, confirm, ensure_runs, get_profile, median_signature, profile_specs, real_engine,
-                           target)
+from ..engine_link import (LADDER, ensure_runs, get_profile, median_signature, planned_on_confirmed, profile_specs,
+                           real_engine, target)
 from ..across_runs import real_findings as R
 from ..across_runs.summaries import run_summaries
 from ..across_runs.verdicts import strongest
@@ -72,12 +72,9 @@ def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
         op_rate, _, _ = operating(prof, rate, seeds, duration)
         return re["runs"].ladder_specs(op_rate, seeds, duration), ours_specs(prof, seeds, duration)
 
-    specs, ours = planned()
-    missing = [s for s in specs if not s.path.exists()] + [s for s in ours if not s.path.exists()]
-    if missing and rate is None:
-        found = confirm(prof)
-        if found and found["remade"]:
-            specs, ours = planned()           # at the rates of the new calibration
+    # a given rate stands on no calibration: nothing to confirm
+    specs, ours = planned_on_confirmed(
+        prof, planned, lambda runs: rate is None and any(not s.path.exists() for s in [*runs[0], *runs[1]]))
     if any(not s.path.exists() for s in specs):    # (no progress bar, and no tqdm warning, when all are made)
         re["runs"].ensure_real_runs(specs)
     ensure_runs(ours)
@@ -90,15 +87,12 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     versions = re["internals"].check()
     seeds = tuple(seeds or prof.seeds)
     duration = float(duration or run_length(prof))
+    specs = ensure_real(prof, seeds, duration, rate)     # first: it may remake the calibration
     op_rate, how, rec = operating(prof, rate, seeds, duration)
-    specs = ensure_real(prof, seeds, duration, rate)
     summaries = run_summaries(specs)
     base = [s for s in summaries if s["rung"] == "baseline"]
     base_paths = [s.path for s in specs if s.rung == "baseline"]
-
-    ours_runs = ours_specs(prof, seeds, duration)
-    ensure_runs(ours_runs)
-    ours = run_summaries(ours_runs)
+    ours = run_summaries(ours_specs(prof, seeds, duration))     # made by ensure_real
 
     labels = list(get_scheme("article").labels)
     tails = R.tail_table(base, ours, labels)

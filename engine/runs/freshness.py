@@ -134,6 +134,18 @@ def confirm(prof, forward: str = "article", progress: bool = True, measure=None)
     return found
 
 
+def planned_on_confirmed(prof, plan, has_missing, progress: bool = True):
+    """`plan()` (the runs a caller is about to make), on a confirmed calibration: when
+    `has_missing(planned)` says some are still to be measured, the profile's record is
+    confirmed first, and if that remade it, the runs are planned again at its new rates."""
+    planned = plan()
+    if has_missing(planned):
+        found = confirm(prof, progress=progress)
+        if found and found["remade"]:
+            planned = plan()
+    return planned
+
+
 def _confirm(prof, forward: str, progress: bool, record: dict, measure) -> dict:
     from .calibrate import calibrate
     found = probe(record, measure)

@@ -74,14 +74,11 @@ def ensure_profile(profile: str | Profile | None = None, progress: bool = True) 
     Before any is measured on an older calibration, that calibration is confirmed (and, if
     the machine has changed, made again: engine/runs/freshness.py)."""
     from . import cache
-    from .freshness import confirm
+    from .freshness import planned_on_confirmed
     from .interference import interference_capacity
     prof = get_profile(profile)
-    control, specs = _profile_runs(prof)
-    if any(not cache.is_cached(s.path) for s in specs):
-        found = confirm(prof, progress=progress)
-        if found and found["remade"]:
-            control, specs = _profile_runs(prof)      # at the rates of the new calibration
+    control, specs = planned_on_confirmed(prof, lambda: _profile_runs(prof),
+                                          lambda runs: any(not cache.is_cached(s.path) for s in runs[1]), progress)
     seen, main = set(), []
     for s in specs:
         if s.group != "interference" and s.path not in seen:

@@ -183,7 +183,8 @@ def test_real_engine_runs_are_measured_on_a_confirmed_calibration(tmp_path, monk
     monkeypatch.setattr(real_engine, "operating", operating)
     monkeypatch.setattr(real_engine, "ours_specs", lambda prof, seeds, duration: [])
     monkeypatch.setattr(real_engine, "ensure_runs", lambda specs: None)
-    monkeypatch.setattr(real_engine, "confirm", lambda prof, **k: confirmed.append(prof.name) or {"remade": remade})
+    monkeypatch.setattr("engine.runs.freshness.confirm",
+                        lambda prof, **k: confirmed.append(prof.name) or {"remade": remade})
     specs = real_engine.ensure_real("quick", rate=rate)
     assert confirmed == (["quick"] if missing and rate is None else [])
     assert planned == ([7.0, 8.0] if remade else [7.0])
