@@ -13,6 +13,12 @@ again as the record did (same window, forward and concurrency). If capacity move
 than TOLERANCE, every calibration record of this machine and code is retired (moved, not
 deleted, into calibration/retired/) and the profile calibrates anew, starting from the
 capacity just measured; the new record names the one it replaces and why.
+
+The real engine's runs are retired with its record. Its search starts from a fixed rate and
+walks rates by its checks' verdicts alone, so on a changed machine it would walk the same
+rates, find its old checks in the run cache and write the old record again (a quick build of
+2026-12-07, after a 1.36x change, did so from 15 cached checks in 69 s), and its page would
+set runs of the old machine beside this book's engine's runs of the new one.
 """
 from __future__ import annotations
 
@@ -79,6 +85,21 @@ def retire_records() -> list[Path]:
     for p in mine:
         dest = p.parent / "retired" / f"{stamp}-{p.name}"
         cache.ensure_writable(dest.parent, why="a calibration this machine no longer matches is kept there")
+        p.replace(dest)
+        moved_to.append(dest)
+    return moved_to
+
+
+def retire_real_runs() -> list[Path]:
+    """Move every cached real-engine run into real_runs/retired/, each renamed atomically
+    with the time it was retired; returns where they went."""
+    d = cache.cache_dir() / "real_runs"
+    runs = sorted(d.glob("*.npz")) if d.is_dir() else []
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    moved_to = []
+    for p in runs:
+        dest = d / "retired" / f"{stamp}-{p.name}"
+        cache.ensure_writable(dest.parent, why="real-engine runs of a machine that has since changed are kept there")
         p.replace(dest)
         moved_to.append(dest)
     return moved_to
@@ -157,13 +178,16 @@ def _confirm(prof, forward: str, progress: bool, record: dict, measure) -> dict:
         if progress:
             print(f"{say}: record kept", file=sys.stderr, flush=True)
         return {**found, "remade": False}
-    retired = retire_records()
+    retired, real_runs = retire_records(), retire_real_runs()
     if progress:
         print(f"{say}: this machine has changed; {len(retired)} calibration record(s) retired to "
-              f"{retired[0].parent if retired else '-'}, calibrating again", file=sys.stderr, flush=True)
+              f"{retired[0].parent if retired else '-'} and {len(real_runs)} real-engine run(s) to "
+              f"{real_runs[0].parent if real_runs else '-'}, calibrating again", file=sys.stderr, flush=True)
     calibrate(checks=True, forward=forward, check_duration=prof.check_duration, progress=progress,
-              capacity=capacity, replaces={**found, "retired": [p.name for p in retired]})
-    return {**found, "remade": True, "retired": [str(p) for p in retired]}
+              capacity=capacity, replaces={**found, "retired": [p.name for p in retired],
+                                           "retired_real_runs": len(real_runs)})
+    return {**found, "remade": True, "retired": [str(p) for p in retired],
+            "retired_real_runs": [str(p) for p in real_runs]}
 
 
 def replacement_sentence(record: dict | None) -> str:

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from engine.real.operating import _record_path
 from engine.runs import freshness
 from engine.runs.cache import CACHE_ENV
 from engine.runs.calibrate import _write_json_atomic, calibration_dir, calibration_path
@@ -98,6 +99,11 @@ def test_a_changed_machine_retires_its_records_and_calibrates_again(quick, monke
     _write_json_atomic(sweep, _record(tokens_per_s=3000.0))
     other = calibration_dir() / path.name.replace("checked-", "checked-other-")
     _write_json_atomic(other, _record(machine={"cpu": "another machine"}))
+    real_record = _record_path(20.0)                                 # the real engine's, of this machine
+    _write_json_atomic(real_record, {"rate": 7.0, "method": "checked", "duration": 20.0})
+    real_run = real_record.parent.parent / "real_runs" / "baseline__s101__d20__r7.000__0123456789abcdef.npz"
+    real_run.parent.mkdir(parents=True)
+    real_run.write_bytes(b"a real-engine run of the old machine")
     made = []
 
     def fake_calibrate(**kw):
@@ -112,10 +118,19 @@ def test_a_changed_machine_retires_its_records_and_calibrates_again(quick, monke
     retired = sorted(p.name.split("-", 1)[1] for p in (calibration_dir() / "retired").iterdir())
     assert retired == sorted([path.name, sweep.name])               # kept, not deleted
     assert other.exists()                                           # not this machine's
+    # the real engine's record and runs go too: its search would walk the same rates and
+    # find its old checks in the run cache
+    assert not real_record.exists() and [p.name.split("-", 1)[1] for p in (real_record.parent / "retired").iterdir()] == [real_record.name]
+    (kept_run,) = (real_run.parent / "retired").iterdir()
+    assert not real_run.exists() and kept_run.name.endswith(real_run.name)
+    assert kept_run.read_bytes() == b"a real-engine run of the old machine"
+    assert found["retired_real_runs"] == [str(kept_run)]
     (kw,) = made
     assert kw["check_duration"] == prof.check_duration and kw["capacity"]["tokens_per_s"] == 1800.0
     assert kw["replaces"]["record_rate"] == 10.4 and kw["replaces"]["record_created"] == OLD
-    assert sorted(kw["replaces"]["retired"]) == sorted(p.name for p in (calibration_dir() / "retired").iterdir())
+    assert sorted(kw["replaces"]["retired"]) == sorted(
+        p.name for d in (calibration_dir(), real_record.parent) for p in (d / "retired").iterdir())
+    assert kw["replaces"]["retired_real_runs"] == 1
     sentence = freshness.replacement_sentence(json.loads(path.read_text()))
     assert "1800 tokens/s" in sentence and "3000" in sentence and "0.60 times" in sentence and OLD in sentence
 
