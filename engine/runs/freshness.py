@@ -75,31 +75,28 @@ def probe(record: dict, measure=None) -> dict:
 
 def retire_records() -> list[Path]:
     """Move every calibration record of this machine and engine code into
-    calibration/retired/ (the real engine's records of this machine too), each renamed
-    atomically with the time it was retired; returns where they went."""
+    calibration/retired/ (the real engine's records of this machine too); returns where
+    they went."""
     from .calibrate import calibration_dir
-    stamp = time.strftime("%Y%m%dT%H%M%S")
     mine = [p for p in calibration_dir().glob(f"*-{cache.code_version()}.json") if _this_machine(p)]
-    mine += _real_records()
-    moved_to = []
-    for p in mine:
-        dest = p.parent / "retired" / f"{stamp}-{p.name}"
-        cache.ensure_writable(dest.parent, why="a calibration this machine no longer matches is kept there")
-        p.replace(dest)
-        moved_to.append(dest)
-    return moved_to
+    return _retire(mine + _real_records(), why="a calibration this machine no longer matches is kept there")
 
 
 def retire_real_runs() -> list[Path]:
-    """Move every cached real-engine run into real_runs/retired/, each renamed atomically
-    with the time it was retired; returns where they went."""
+    """Move every cached real-engine run into real_runs/retired/; returns where they went."""
     d = cache.cache_dir() / "real_runs"
-    runs = sorted(d.glob("*.npz")) if d.is_dir() else []
+    return _retire(sorted(d.glob("*.npz")) if d.is_dir() else [],
+                   why="real-engine runs of a machine that has since changed are kept there")
+
+
+def _retire(paths, why: str) -> list[Path]:
+    """Move each path into a `retired/` folder beside it, renamed atomically with the time
+    it was retired (moved, never deleted); returns where they went."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
     moved_to = []
-    for p in runs:
-        dest = d / "retired" / f"{stamp}-{p.name}"
-        cache.ensure_writable(dest.parent, why="real-engine runs of a machine that has since changed are kept there")
+    for p in paths:
+        dest = p.parent / "retired" / f"{stamp}-{p.name}"
+        cache.ensure_writable(dest.parent, why=why)
         p.replace(dest)
         moved_to.append(dest)
     return moved_to
