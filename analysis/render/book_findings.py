@@ -77,6 +77,7 @@ def evidence(profile=None, seeds=None, duration=None, rate=None) -> Evidence:
     """The evidence of a build for its papermill parameters; runs that are missing are made first."""
     chapter = ladder_runs(profile, seeds, duration, rate)
     found, note = book_findings(chapter, seeds, duration, rate)
-    regime = build_regime(profile, seeds, duration, rate)["sentence"]
+    reg = build_regime(profile, seeds, duration, rate)
+    regime = " ".join(filter(None, (reg["sentence"], reg["carry"])))   # where, then against its check
     sweep, specs = sweep_of(chapter.profile, rate)
     return Evidence(chapter, found, note, regime, sweep, specs)

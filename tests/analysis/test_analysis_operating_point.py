@@ -91,3 +91,54 @@ def test_the_calibration_table_shows_a_carried_rate():
     assert rows.loc["decode tokens the check seeds asked for (x expected)", "value"] == "0.935"
     given = protocol_tables.calibration_table(protocol_tables.calibration_summary({"rate": 7.0}, None))
     assert list(given["what"]) == ["arrival rate used (req/s)", "source", "method"]
+
+
+def _check(rate, fullness, per_min, ttft_ms, b32):
+    return {"rate": rate, "fullness": fullness, "preemptions_per_min": per_min, "ttft_p50_ms": ttft_ms,
+            "forward_ms_b32": b32, "drains": ttft_ms <= 2000}
+
+
+def _ladder(fullness, ttft_ms, b32, per_min=(787, 715, 830), rate=14.41):
+    n = len(fullness)
+    return pd.DataFrame({"fullness": fullness, "ttft_p50_ms": ttft_ms, "forward_ms_b32": b32,
+                         "preemptions_per_min": per_min[:n], "eager_steps_per_min": [2600.0] * n,
+                         "p50_ms": [7.3] * n, "rate": [rate] * n})
+
+
+# A calibration shaped like this machine's of 2026-12-07: the rate chose a check past the
+# band by its preemptions, the next check down was below it by fullness.
+CLIFF = {"rate": 15.227, "checks": [_check(14.005, 0.81, 273, 23, 6.06), _check(17.506, 1.06, 817, 3629, 6.55),
+                                    _check(15.658, 1.04, 681, 1246, 6.89), _check(14.808, 0.85, 338, 29, 6.06),
+                                    _check(15.227, 0.98, 633, 645, 6.76)]}
+CARRIED = {"rate": 14.41, "check_rate": 15.227}
+
+
+def test_carry_sentence_sets_the_runs_step_time_beside_the_checks_when_they_land_apart():
+    s = op.carry_sentence(_ladder([0.98, 0.92, 0.99], [3880, 1710, 5480], [7.51, 7.44, 8.29]), CLIFF, CARRIED)
+    assert s.startswith("The calibration's check at 15.23 req/s, on held-out seeds, had placed that rate "
+                        "past the article's regime (judged by its preemptions); this build's baseline at "
+                        "14.41 req/s")
+    assert "ran past the article's regime (judged by its queues, which did not drain)" in s
+    assert "took 7.51 ms against the check runs' 6.76 ms (11% slower)" in s
+    assert "median time to first token was 3.88 s against the check's 0.65 s" in s
+    # the cliff: the highest check below (14.81) and the lowest past (15.23, by its preemptions)
+    assert s.endswith("read below the regime at 14.81 req/s and past it (judged by its preemptions) at 15.23 "
+                      "req/s, so here the whole regime lies within 2.8% of rate, while the runs' step time "
+                      "moved by 11%.")
+    # a faster step is named as faster
+    fast = op.carry_sentence(_ladder([0.70, 0.72, 0.71], [30, 25, 40], [6.08, 6.1, 6.0]), CLIFF, CARRIED)
+    assert "below the article's regime (judged by how full its steps were)" in fast and "(10% faster)" in fast
+
+
+def test_carry_sentence_agrees_or_stays_silent():
+    agree = _ladder([0.98, 0.97, 0.99], [700, 600, 800], [6.80, 6.7, 6.9])
+    assert op.carry_sentence(agree, CLIFF, CARRIED).endswith(
+        "ran past the article's regime (judged by its preemptions), the same reading.")
+    # a rate given by hand, or one the checks did not choose, has no check to compare with
+    assert op.carry_sentence(agree, CLIFF, {"rate": 14.41, "source": "given"}) == ""
+    assert op.carry_sentence(agree, CLIFF, {"rate": 14.41, "check_rate": 9.0}) == ""
+    assert op.carry_sentence(agree, None, CARRIED) == ""
+    # a check recorded without its forward pass is compared by place alone
+    blind = {**CLIFF, "checks": CLIFF["checks"][:-1] + [{**CLIFF["checks"][-1], "forward_ms_b32": np.nan}]}
+    late = _ladder([0.98, 0.92, 0.99], [3880, 1710, 5480], [7.51, 7.44, 8.29])
+    assert op.carry_sentence(late, blind, CARRIED).endswith("one has no batch-32 forward pass.")
