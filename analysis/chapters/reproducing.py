@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..core.runlog import load
 from ..engine_link import (BAND, REGIME, RUNGS, ensure_runs, get_profile, load_calibration, profile_specs,
                            replacement_sentence)
-from ..across_runs import operating_point
+from ..across_runs import operating_point, regime_reading
 from ..render import machine, protocol_tables
 
 # The re-run examples the page prints: (chapter, its papermill parameters).
@@ -83,7 +83,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
     calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
     cal = protocol_tables.calibration_summary(proto["rate_info"], calibration)
     versions = machine.package_versions()
-    reg = operating_point.build_regime(profile, seeds, duration, rate)
+    reg = regime_reading.build_regime(profile, seeds, duration, rate)
     baseline_logs = [load(p) for p in ensure_runs(baseline_specs, progress=False)]
     op_sig = operating_point.signatures(baseline_logs, calibration)
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..engine_link import ensure_runs, sweep_specs
 from ..across_runs.findings import findings
-from ..across_runs.operating_point import build_regime
+from ..across_runs.regime_reading import build_regime
 from ..across_runs.scope import OVERLOAD_LEFT_OUT
 from ..across_runs.summaries import run_summaries
 from ..across_runs.load_sweep import sweep_frame

@@ -7,6 +7,7 @@ import pytest
 
 import analysis
 from analysis.across_runs import operating_point as op
+from analysis.across_runs import regime_reading as reading
 from analysis.engine_link import Band
 
 
@@ -114,7 +115,7 @@ CARRIED = {"rate": 14.41, "check_rate": 15.227}
 
 
 def test_carry_sentence_sets_the_runs_step_time_beside_the_checks_when_they_land_apart():
-    s = op.carry_sentence(_ladder([0.98, 0.92, 0.99], [3880, 1710, 5480], [7.51, 7.44, 8.29]), CLIFF, CARRIED)
+    s = reading.carry_sentence(_ladder([0.98, 0.92, 0.99], [3880, 1710, 5480], [7.51, 7.44, 8.29]), CLIFF, CARRIED)
     assert s.startswith("The calibration's check at 15.23 req/s, on held-out seeds, had placed that rate "
                         "past the article's regime (judged by its preemptions); this build's baseline at "
                         "14.41 req/s")
@@ -126,19 +127,19 @@ def test_carry_sentence_sets_the_runs_step_time_beside_the_checks_when_they_land
                       "req/s, so here the whole regime lies within 2.8% of rate, while the runs' step time "
                       "moved by 11%.")
     # a faster step is named as faster
-    fast = op.carry_sentence(_ladder([0.70, 0.72, 0.71], [30, 25, 40], [6.08, 6.1, 6.0]), CLIFF, CARRIED)
+    fast = reading.carry_sentence(_ladder([0.70, 0.72, 0.71], [30, 25, 40], [6.08, 6.1, 6.0]), CLIFF, CARRIED)
     assert "below the article's regime (judged by how full its steps were)" in fast and "(10% faster)" in fast
 
 
 def test_carry_sentence_agrees_or_stays_silent():
     agree = _ladder([0.98, 0.97, 0.99], [700, 600, 800], [6.80, 6.7, 6.9])
-    assert op.carry_sentence(agree, CLIFF, CARRIED).endswith(
+    assert reading.carry_sentence(agree, CLIFF, CARRIED).endswith(
         "ran past the article's regime (judged by its preemptions), the same reading.")
     # a rate given by hand, or one the checks did not choose, has no check to compare with
-    assert op.carry_sentence(agree, CLIFF, {"rate": 14.41, "source": "given"}) == ""
-    assert op.carry_sentence(agree, CLIFF, {"rate": 14.41, "check_rate": 9.0}) == ""
-    assert op.carry_sentence(agree, None, CARRIED) == ""
+    assert reading.carry_sentence(agree, CLIFF, {"rate": 14.41, "source": "given"}) == ""
+    assert reading.carry_sentence(agree, CLIFF, {"rate": 14.41, "check_rate": 9.0}) == ""
+    assert reading.carry_sentence(agree, None, CARRIED) == ""
     # a check recorded without its forward pass is compared by place alone
     blind = {**CLIFF, "checks": CLIFF["checks"][:-1] + [{**CLIFF["checks"][-1], "forward_ms_b32": np.nan}]}
     late = _ladder([0.98, 0.92, 0.99], [3880, 1710, 5480], [7.51, 7.44, 8.29])
-    assert op.carry_sentence(late, blind, CARRIED).endswith("one has no batch-32 forward pass.")
+    assert reading.carry_sentence(late, blind, CARRIED).endswith("one has no batch-32 forward pass.")
