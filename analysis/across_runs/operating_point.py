@@ -107,6 +107,13 @@ def band_sentence(sig: pd.DataFrame, band: Band = BAND) -> str:
     return head + f": {100 * (per_min / band.high - 1):.0f}% above its upper end, a heavier regime."
 
 
+def check_at(calibration: dict | None, rate: float) -> dict | None:
+    """The calibration's last check at `rate` (within 0.1%, the rounding of a carried or
+    recorded rate); None when no check ran there."""
+    found = [c for c in (calibration or {}).get("checks") or [] if abs(c["rate"] - rate) <= 1e-3 * rate]
+    return found[-1] if found else None
+
+
 def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAND,
                    rate_info: dict | None = None) -> str:
     """The calibration's check at the rate it chose, beside the ladder's baseline runs: one
@@ -118,11 +125,10 @@ def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAN
     rate = float(sig["rate"].median()) if len(sig) else float("nan")
     carried = rate_info or {}
     at = float(carried["check_rate"]) if "check_rate" in carried else rate
-    checks = [c for c in (calibration or {}).get("checks", []) if abs(c["rate"] - at) <= 1e-3 * at]
-    if not checks:
+    c = check_at(calibration, at)
+    if c is None:
         return ("No calibration check ran at the rate the ladder used, so there is no second "
                 "reading of it on other seeds.")
-    c = checks[-1]
     # the preemption count alone, by the same rule for the check and the ladder (the check's
     # own place in the calibration also weighs how full its steps were)
     check_place = band.place(c["preemptions_per_min"], c["drains"])

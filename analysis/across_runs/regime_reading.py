@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine_link import REGIME, RUNGS, Regime, ensure_runs, get_profile, load_calibration, profile_specs
-from .operating_point import (check_signatures, regime_place, regime_sentence, regime_signatures, regime_table,
+from .operating_point import (check_at, check_signatures, regime_place, regime_sentence, regime_signatures, regime_table,
                               yardstick_sentence)
 
 _PLACE_WORDS = {"below": "below the article's regime", "in band": "in the article's regime",
@@ -40,10 +40,9 @@ def carry_sentence(sig: pd.DataFrame, calibration: dict | None, rate_info: dict 
     if "check_rate" not in info or sig is None or not len(sig):
         return ""
     at = float(info["check_rate"])
-    chosen = [c for c in cal.get("checks") or [] if abs(c["rate"] - at) <= 1e-3 * at]
-    if not chosen or not np.isfinite(sig["fullness"]).any():
+    c = check_at(cal, at)
+    if c is None or not np.isfinite(sig["fullness"]).any():
         return ""
-    c = chosen[-1]
     check_place, check_by = target_.stage(c)
     place, by, med = regime_place(sig, target_)
     rate = float(sig["rate"].median())
