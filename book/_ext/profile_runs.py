@@ -19,7 +19,9 @@ logger = logging.getLogger(__name__)
 
 def run_profile(app) -> None:
     import engine
+    from engine.runs.freshness import begin_build
 
+    begin_build()      # the record this build confirms or makes now is the one its pages read
     profile = engine.get_profile()
     logger.info(f"[profile_runs] profile {profile.name!r}: seeds {list(profile.seeds)}, "
                 f"{profile.duration:g} s per run, {len(profile.rungs)} rungs, overload seeds "

@@ -14,6 +14,15 @@ than TOLERANCE, every calibration record of this machine and code is retired (mo
 deleted, into calibration/retired/) and the profile calibrates anew, starting from the
 capacity just measured; the new record names the one it replaces and why.
 
+Within one build the record is checked once. The build plans its runs on the record it
+confirmed or made at its start, and its pages read that record; a probe later in the same
+build can only orphan runs already made. On 2026-12-07 a quick build from an empty cache made
+its record at 05:04 and its 80 runs in 61 min; at 06:10 its real-engine step probed the
+record (by then more than FRESH_S old), read 1.57 times its capacity, and retired the record
+with the 18 real-engine runs the build had just made, so every page would have planned its
+ladder at a new rate. So the book's build marks its start (begin_build, BUILD_ENV, inherited
+by the chapters' kernels), and a record made or kept since then is trusted to its end.
+
 The real engine's runs are retired with its record. Its search starts from a fixed rate and
 walks rates by its checks' verdicts alone, so on a changed machine it would walk the same
 rates, find its old checks in the run cache and write the old record again (a quick build of
@@ -24,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -37,9 +47,39 @@ from .calibrate import CREATED_FORMAT
 # three; 25% stays clear of that noise and still catches the 1.5x slowdown behind this guard.
 TOLERANCE = 0.25
 FRESH_S = 3600.0             # a record younger than this was measured by this very build
-# Records this process found unchanged, with when: a build confirms before its ladder's runs
-# and again before its real-engine runs, and one probe (32 s) serves both within FRESH_S.
+# Records this process found unchanged, with when: outside a build (a reader's kernel, the
+# command line) one probe (32 s) serves every confirmation within FRESH_S.
 _KEPT: dict = {}
+BUILD_ENV = "ITL_BUILD_STARTED"      # when the book's build began (epoch seconds), set by begin_build
+TRUSTED_ENV = "ITL_BUILD_TRUSTS"     # the `created` of the record this build kept
+
+
+def begin_build(now: float | None = None) -> None:
+    """Mark the start of a book build in this process's environment, which the chapters'
+    kernels inherit: from here on a record made or kept is trusted to the build's end."""
+    os.environ[BUILD_ENV] = f"{time.time() if now is None else now:.0f}"
+    os.environ.pop(TRUSTED_ENV, None)
+
+
+def _build_started() -> float | None:
+    raw = os.environ.get(BUILD_ENV)
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{BUILD_ENV} must be the epoch seconds a book build began (set by "
+                         f"engine.runs.freshness.begin_build), got {raw!r}; unset it outside a build") from None
+
+
+def trusted_by_build(record: dict, now: float | None = None) -> bool:
+    """Whether a build in progress made this record or already kept it: its runs stand on it."""
+    started = _build_started()
+    if started is None:
+        return False
+    now = time.time() if now is None else now
+    made_since = now - record_age_s(record, now) >= started - 1.0     # `created` is whole seconds
+    return made_since or (bool(record.get("created")) and os.environ.get(TRUSTED_ENV) == record["created"])
 
 
 def record_age_s(record: dict, now: float | None = None) -> float:
@@ -131,14 +171,16 @@ def _real_records() -> list[Path]:
 
 def confirm(prof, forward: str = "article", progress: bool = True, measure=None) -> dict | None:
     """Before runs of profile `prof` are measured: the probe of its ladder's cached record
-    (None when there is none, it is a capacity proposal, it is younger than FRESH_S, or this
-    process found it unchanged less than FRESH_S ago).
+    (None when there is none, it is a capacity proposal, it is younger than FRESH_S, the
+    build in progress made or kept it, or this process found it unchanged less than FRESH_S ago).
     When capacity moved, the records are retired and the ladder's is made again (from the
     probe's capacity, with `replaces` saying why); the probe's summary (without the capacity
     measurement itself) says so under `remade`."""
     from .calibrate import load_calibration
     record = load_calibration(prof.calibration, forward, prof.check_duration)
     if record is None or record.get("method") != "checked" or record_age_s(record) < FRESH_S:
+        return None
+    if trusted_by_build(record):
         return None
     key = (str(cache.cache_dir()), forward, prof.check_duration, record.get("created"))
     if time.time() - _KEPT.get(key, -math.inf) < FRESH_S:
@@ -149,6 +191,8 @@ def confirm(prof, forward: str = "article", progress: bool = True, measure=None)
         found = _confirm(prof, forward, progress, record, measure)
     if not found["remade"]:
         _KEPT[key] = time.time()
+        if _build_started() is not None:
+            os.environ[TRUSTED_ENV] = record["created"]
     return found
 
 
@@ -198,5 +242,5 @@ def replacement_sentence(record: dict | None) -> str:
                 f"that record's {r['tokens_per_s_then']:.0f} ({r['ratio']:.2f} times), more than the "
                 f"{r['tolerance']:.0%} a record is trusted within, so it was retired and the rate searched again.")
     return (f"The calibration record was made on {record.get('created')}; a build that has runs to measure "
-            f"on a record more than {FRESH_S / 3600:g} h old first measures capacity again, and searches the "
-            f"rate again if it moved by more than {TOLERANCE:.0%}.")
+            f"on a record more than {FRESH_S / 3600:g} h old first measures capacity again, once, at its start, "
+            f"and searches the rate again if it moved by more than {TOLERANCE:.0%}.")

@@ -27,6 +27,7 @@ def quick(tmp_path, monkeypatch):
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     monkeypatch.delenv("ITL_JOBS", raising=False)
     monkeypatch.delenv("ITL_EXECUTOR", raising=False)
+    monkeypatch.delenv(freshness.BUILD_ENV, raising=False)      # not inside a book build
     prof = get_profile("quick")
     return prof, calibration_path("checked", "article", prof.check_duration, 1)
 
@@ -176,3 +177,57 @@ def test_a_build_confirms_only_when_it_has_runs_to_measure(tmp_path, monkeypatch
     assert confirmed == (["quick"] if missing else [])
     # a remade calibration lists the runs again, at its new rates
     assert listed == ["quick"] * (2 if remade else 1) and [s.path for s in measured] == [log]
+
+
+@pytest.fixture
+def build(quick, monkeypatch):
+    """A book build in progress (its variables restored after the test)."""
+    monkeypatch.setenv(freshness.TRUSTED_ENV, "")
+    monkeypatch.setenv(freshness.BUILD_ENV, "")
+    return quick
+
+
+def test_a_build_trusts_the_record_it_made_to_its_end(build, monkeypatch):
+    """A long build must not retire, half-way, the record its runs were planned on."""
+    prof, path = build
+    freshness.begin_build()
+    _write_json_atomic(path, _record(created=time.strftime("%Y-%m-%dT%H:%M:%S")))
+    monkeypatch.setattr(freshness, "FRESH_S", 0.0)          # as if the build had run for hours
+    measure = Measure(1.0)                                  # and the machine had changed
+    assert freshness.confirm(prof, measure=measure) is None and measure.calls == []
+
+
+def test_a_build_probes_an_older_record_once_and_its_kernels_inherit_the_verdict(build, monkeypatch):
+    prof, path = build
+    _write_json_atomic(path, _record(tokens_per_s=3000.0))      # made before the build began
+    freshness.begin_build()
+    monkeypatch.setattr(freshness, "FRESH_S", 0.0)
+    measure = Measure(3100.0)
+    assert freshness.confirm(prof, measure=measure, progress=False)["remade"] is False
+    assert len(measure.calls) == 1
+    # a chapter's kernel is another process: it knows the verdict only from the environment
+    monkeypatch.setattr(freshness, "_KEPT", {})
+    assert freshness.confirm(prof, measure=Measure(1.0), progress=False) is None
+    # a new build probes again
+    freshness.begin_build()
+    monkeypatch.setattr(freshness, "_KEPT", {})
+    again = Measure(3100.0)
+    assert freshness.confirm(prof, measure=again, progress=False)["remade"] is False and len(again.calls) == 1
+
+
+def test_trusted_by_build_reads_when_the_build_began(build):
+    made = "2026-12-07T05:04:08"
+    at = time.mktime(time.strptime(made, "%Y-%m-%dT%H:%M:%S"))
+    freshness.begin_build(now=at - 60)
+    assert freshness.trusted_by_build({"created": made}, now=at + 7200)
+    freshness.begin_build(now=at + 60)
+    assert not freshness.trusted_by_build({"created": made}, now=at + 7200)
+    assert not freshness.trusted_by_build({}, now=at + 7200)
+
+
+def test_outside_a_build_nothing_is_trusted_and_a_bad_mark_is_named(build, monkeypatch):
+    monkeypatch.delenv(freshness.BUILD_ENV)
+    assert not freshness.trusted_by_build({"created": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    monkeypatch.setenv(freshness.BUILD_ENV, "yesterday")
+    with pytest.raises(ValueError, match="ITL_BUILD_STARTED must be the epoch seconds"):
+        freshness.trusted_by_build({"created": OLD})
