@@ -3,7 +3,8 @@ did against the calibration's check at the chosen rate.
 
 The signature, table and sentences are operating_point's; this module gathers them for a
 profile (build_regime) and adds the one reading that needs both the calibration and the
-ladder's runs (carry_sentence).
+ladder's runs (carry_sentence), and whether any single check run met the whole regime at once
+(overlap_sentence).
 """
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..engine_link import REGIME, RUNGS, Regime, ensure_runs, get_profile, load_calibration, profile_specs
-from .operating_point import (check_at, check_signatures, regime_place, regime_sentence, regime_signatures, regime_table,
-                              yardstick_sentence)
+from .operating_point import (ARTICLE_BASELINE, check_at, check_signatures, regime_place, regime_sentence,
+                              regime_signatures, regime_table, yardstick_sentence)
 
 _PLACE_WORDS = {"below": "below the article's regime", "in band": "in the article's regime",
                 "above": "past the article's regime"}
@@ -71,6 +72,53 @@ def carry_sentence(sig: pd.DataFrame, calibration: dict | None, rate_info: dict 
     return text + "."
 
 
+def overlap_sentence(calibration: dict | None, target_: Regime = REGIME) -> str:
+    """Whether any one check run of the calibration met the regime on every statistic at once,
+    read from each seed's run rather than from the medians the search judged: of the runs
+    with steps as full as the article's and queues that drained, how often they preempted and
+    how many eager steps they ran, against the article's baseline, per 60 s (as the band is
+    set) and per request that arrived (a machine faster than the article's VM serves more
+    requests in 60 s at the same fullness). It tells a search that found no rate in the
+    regime for want of a rate between two checks from one that found none because, on this
+    engine and machine, the article's step fullness comes with another count of preemptions
+    per 60 s. Empty without per-seed checks."""
+    runs = [(float(c["rate"]), s) for c in (calibration or {}).get("checks") or [] for s in c.get("per_seed") or []]
+    if not runs:
+        return ""
+    lo, hi = target_.fullness_range
+    band = target_.band
+    drained = [(r, s) for r, s in runs if s["ttft_p50_ms"] <= band.max_ttft_p50_s * 1e3]
+    full = [(r, s) for r, s in drained if lo <= s["fullness"] <= hi]
+    head = f"Of the calibration's {len(runs)} check runs (every seed of every checked rate), "
+    if not full:
+        most = (f"; the fullest that drained reached {np.nanmax([s['fullness'] for _, s in drained]):.2f}"
+                if drained else "; none drained")
+        return head + (f"none had steps as full as the article's ({lo:.2f}-{hi:.2f} of a batch-32 forward pass) "
+                       f"with queues that drained{most}.")
+    pre = [s["preemptions_per_min"] for _, s in full]
+    eager = [s["eager_steps_per_min"] for _, s in full]
+    art_eager = ARTICLE_BASELINE["eager_steps"]
+    text = (head + f"{len(full)} had steps as full as the article's with queues that drained; they preempted "
+            f"{min(pre):,.0f}-{max(pre):,.0f} times per 60 s against the article's {band.low:,.0f}-{band.high:,.0f} "
+            f"and ran {min(eager):,.0f}-{max(eager):,.0f} eager steps against its {art_eager[0]:,}-{art_eager[1]:,}")
+    within = sum(band.low <= p <= band.high for p in pre)
+    if within:
+        text += f"; {within} of them preempted within the article's band"
+    else:
+        side = ("more often than" if min(pre) > band.high else "less often than" if max(pre) < band.low
+                else "outside the range of")
+        text += (f": counted per 60 s, every one preempted {side} the article's ordinary baseline runs, so none "
+                 "was as full and as pressed for KV memory as the article's at once")
+    art_rate = ARTICLE_BASELINE["rate"][0]
+    a_lo, a_hi = band.low / (60 * art_rate), band.high / (60 * art_rate)
+    per_req = [s["preemptions_per_min"] / (60 * r) for r, s in full]
+    inside = sum(a_lo <= x <= a_hi for x in per_req)
+    return text + (f". Per request that arrived (their checks' {min(r for r, _ in full):.2f}-"
+                   f"{max(r for r, _ in full):.2f} req/s against the article's {art_rate:g}), they preempted "
+                   f"{min(per_req):.2f}-{max(per_req):.2f} times against the article's {a_lo:.2f}-{a_hi:.2f}, "
+                   f"{inside} of {len(full)} within its range.")
+
+
 def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
     """The regime of a build, as a page shows it: the calibration behind its ladder, the
     signature of its baseline runs and of the calibration's checks, the table and the
@@ -85,4 +133,5 @@ def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
             "table": regime_table({f"checks ({len(checks)} seeds)": checks,
                                    f"this build's baseline ({len(ladder)} runs)": ladder}),
             "sentence": regime_sentence(ladder), "yardstick": yardstick_sentence(ladder, b32),
-            "carry": carry_sentence(ladder, calibration, specs[0].rate_info if specs else None)}
+            "carry": carry_sentence(ladder, calibration, specs[0].rate_info if specs else None),
+            "overlap": overlap_sentence(calibration)}

@@ -94,7 +94,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
                **_target_numbers(), "band_reached": band_reached(calibration),
                **{key: cal[key] for key in CALIBRATION_GLUED if key in cal},
                "has_calibration": calibration is not None, "regime_sentence": reg["sentence"],
-               "carry_sentence": reg["carry"],
+               "carry_sentence": reg["carry"], "overlap_sentence": reg["overlap"],
                "freshness_sentence": replacement_sentence(calibration),
                "yardstick_sentence": reg["yardstick"],
                "op_sentence": operating_point.band_sentence(op_sig),

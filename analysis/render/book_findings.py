@@ -78,6 +78,8 @@ def evidence(profile=None, seeds=None, duration=None, rate=None) -> Evidence:
     chapter = ladder_runs(profile, seeds, duration, rate)
     found, note = book_findings(chapter, seeds, duration, rate)
     reg = build_regime(profile, seeds, duration, rate)
-    regime = " ".join(filter(None, (reg["sentence"], reg["carry"])))   # where, then against its check
+    # where, then against its check, then (when no check reached the regime) what each check run read
+    missed = (reg["calibration"] or {}).get("band_reached") is False
+    regime = " ".join(filter(None, (reg["sentence"], reg["carry"], reg["overlap"] if missed else "")))
     sweep, specs = sweep_of(chapter.profile, rate)
     return Evidence(chapter, found, note, regime, sweep, specs)

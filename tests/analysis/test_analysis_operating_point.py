@@ -143,3 +143,47 @@ def test_carry_sentence_agrees_or_stays_silent():
     blind = {**CLIFF, "checks": CLIFF["checks"][:-1] + [{**CLIFF["checks"][-1], "forward_ms_b32": np.nan}]}
     late = _ladder([0.98, 0.92, 0.99], [3880, 1710, 5480], [7.51, 7.44, 8.29])
     assert reading.carry_sentence(late, blind, CARRIED).endswith("one has no batch-32 forward pass.")
+
+
+def _seed_run(fullness, per_min, ttft_ms, eager=2000.0):
+    return {"fullness": fullness, "preemptions_per_min": per_min, "ttft_p50_ms": ttft_ms,
+            "eager_steps_per_min": eager}
+
+
+# Each seed of each check, shaped like this machine's calibration of 2026-12-07 (60 s checks):
+# the runs as full as the article's that drained preempted 354-572 times per 60 s.
+SEEDED = {"rate": 11.405, "band_reached": False, "checks": [
+    {"rate": 11.405, "per_seed": [_seed_run(0.77, 181, 31), _seed_run(0.76, 136, 28), _seed_run(0.92, 408, 368, 1812)]},
+    {"rate": 12.751, "per_seed": [_seed_run(1.02, 621, 3374), _seed_run(1.01, 483, 3038),
+                                  _seed_run(1.03, 572, 673, 2570)]},
+    {"rate": 12.401, "per_seed": [_seed_run(0.87, 354, 42, 1660), _seed_run(0.66, 190, 24), _seed_run(0.66, 80, 20)]}]}
+
+
+def test_overlap_sentence_reads_each_check_run_per_60_s_and_per_request():
+    s = reading.overlap_sentence(SEEDED)
+    assert s.startswith("Of the calibration's 9 check runs (every seed of every checked rate), 3 had steps as "
+                        "full as the article's with queues that drained; they preempted 354-572 times per 60 s "
+                        "against the article's 142-318 and ran 1,660-2,570 eager steps against its 207-1,087: "
+                        "counted per 60 s, every one preempted more often than")
+    # per request: 408 / (60 x 11.405) = 0.60, 572 / (60 x 12.751) = 0.75, 354 / (60 x 12.401) = 0.48;
+    # the article's band over 6.5 req/s x 60 s: 142/390 = 0.36 to 318/390 = 0.82
+    assert s.endswith("Per request that arrived (their checks' 11.40-12.75 req/s against the article's 6.5), "
+                      "they preempted 0.48-0.75 times against the article's 0.36-0.82, 3 of 3 within its range.")
+
+
+def test_overlap_sentence_counts_runs_in_the_band_and_says_when_none_was_full():
+    one_in = {**SEEDED, "checks": SEEDED["checks"] + [{"rate": 6.5, "per_seed": [_seed_run(1.0, 300, 50)]}]}
+    s = reading.overlap_sentence(one_in)
+    assert "; 1 of them preempted within the article's band." in s and "counted per 60 s" not in s
+    # 300 / 390 = 0.77 is within the article's per-request range, as are the other three
+    assert s.endswith("4 of 4 within its range.")
+    light = {"checks": [{"rate": 9.0, "per_seed": [_seed_run(0.39, 0, 16), _seed_run(0.70, 20, 30)]},
+                        {"rate": 14.0, "per_seed": [_seed_run(1.0, 700, 6000)]}]}
+    assert reading.overlap_sentence(light).endswith(
+        "none had steps as full as the article's (0.86-1.34 of a batch-32 forward pass) with queues that "
+        "drained; the fullest that drained reached 0.70.")
+    jammed = {"checks": [{"rate": 14.0, "per_seed": [_seed_run(1.0, 700, 6000)]}]}
+    assert reading.overlap_sentence(jammed).endswith("; none drained.")
+    # a capacity proposal, or checks recorded without their seeds, give nothing to read
+    assert reading.overlap_sentence(None) == ""
+    assert reading.overlap_sentence({"rate": 9.0, "checks": [{"rate": 9.0, "fullness": 0.8}]}) == ""
