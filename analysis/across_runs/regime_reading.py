@@ -99,8 +99,8 @@ def overlap_sentence(calibration: dict | None, target_: Regime = REGIME) -> str:
     eager = [s["eager_steps_per_min"] for _, s in full]
     art_eager = ARTICLE_BASELINE["eager_steps"]
     text = (head + f"{len(full)} had steps as full as the article's with queues that drained; they preempted "
-            f"{min(pre):,.0f}-{max(pre):,.0f} times per 60 s against the article's {band.low:,.0f}-{band.high:,.0f} "
-            f"and ran {min(eager):,.0f}-{max(eager):,.0f} eager steps against its {art_eager[0]:,}-{art_eager[1]:,}")
+            f"{_span(pre, '{:,.0f}')} times per 60 s against the article's {band.low:,.0f}-{band.high:,.0f} "
+            f"and ran {_span(eager, '{:,.0f}')} eager steps against its {art_eager[0]:,}-{art_eager[1]:,}")
     within = sum(band.low <= p <= band.high for p in pre)
     if within:
         text += f"; {within} of them preempted within the article's band"
@@ -113,10 +113,15 @@ def overlap_sentence(calibration: dict | None, target_: Regime = REGIME) -> str:
     a_lo, a_hi = band.low / (60 * art_rate), band.high / (60 * art_rate)
     per_req = [s["preemptions_per_min"] / (60 * r) for r, s in full]
     inside = sum(a_lo <= x <= a_hi for x in per_req)
-    return text + (f". Per request that arrived (their checks' {min(r for r, _ in full):.2f}-"
-                   f"{max(r for r, _ in full):.2f} req/s against the article's {art_rate:g}), they preempted "
-                   f"{min(per_req):.2f}-{max(per_req):.2f} times against the article's {a_lo:.2f}-{a_hi:.2f}, "
-                   f"{inside} of {len(full)} within its range.")
+    return text + (f". Per request that arrived (their checks' {_span([r for r, _ in full], '{:.2f}')} req/s "
+                   f"against the article's {art_rate:g}), they preempted {_span(per_req, '{:.2f}')} times against "
+                   f"the article's {a_lo:.2f}-{a_hi:.2f}, {inside} of {len(full)} within its range.")
+
+
+def _span(values, fmt: str) -> str:
+    """'low-high' as `fmt` writes them, or the one value when they read alike."""
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
 
 
 def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:

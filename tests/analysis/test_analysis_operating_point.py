@@ -182,6 +182,10 @@ def test_overlap_sentence_counts_runs_in_the_band_and_says_when_none_was_full():
     assert reading.overlap_sentence(light).endswith(
         "none had steps as full as the article's (0.86-1.34 of a batch-32 forward pass) with queues that "
         "drained; the fullest that drained reached 0.70.")
+    # one full run reads as one value, not a range from itself to itself
+    single = reading.overlap_sentence({"checks": [{"rate": 12.854, "per_seed": [_seed_run(0.93, 388, 57, 2168)]}]})
+    assert "they preempted 388 times per 60 s" in single and "ran 2,168 eager steps" in single
+    assert "(their checks' 12.85 req/s against the article's 6.5), they preempted 0.50 times" in single
     jammed = {"checks": [{"rate": 14.0, "per_seed": [_seed_run(1.0, 700, 6000)]}]}
     assert reading.overlap_sentence(jammed).endswith("; none drained.")
     # a capacity proposal, or checks recorded without their seeds, give nothing to read
