@@ -87,7 +87,7 @@ def overlap_sentence(calibration: dict | None, target_: Regime = REGIME) -> str:
         return ""
     lo, hi = target_.fullness_range
     band = target_.band
-    drained = [(r, s) for r, s in runs if s["ttft_p50_ms"] <= band.max_ttft_p50_s * 1e3]
+    drained = [(r, s) for r, s in runs if band.drains(s["ttft_p50_ms"])]
     full = [(r, s) for r, s in drained if lo <= s["fullness"] <= hi]
     head = f"Of the calibration's {len(runs)} check runs (every seed of every checked rate), "
     if not full:
@@ -101,7 +101,7 @@ def overlap_sentence(calibration: dict | None, target_: Regime = REGIME) -> str:
     text = (head + f"{len(full)} had steps as full as the article's with queues that drained; they preempted "
             f"{_span(pre, '{:,.0f}')} times per 60 s against the article's {band.low:,.0f}-{band.high:,.0f} "
             f"and ran {_span(eager, '{:,.0f}')} eager steps against its {art_eager[0]:,}-{art_eager[1]:,}")
-    within = sum(band.low <= p <= band.high for p in pre)
+    within = sum(band.place(p, drains=True) == "in band" for p in pre)     # each of them drained
     if within:
         text += f"; {within} of them preempted within the article's band"
     else:

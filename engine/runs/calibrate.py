@@ -127,7 +127,7 @@ def _capacity_child(seconds: float, forward: str) -> dict:
 def median_signature(per_seed: list[dict], target: Regime = REGIME) -> dict:
     """The median of each statistic over the check seeds, and whether that median drains."""
     m = {k: float(np.median([x[k] for x in per_seed])) for k in per_seed[0]}
-    m["drains"] = m["ttft_p50_ms"] <= target.band.max_ttft_p50_s * 1e3
+    m["drains"] = target.band.drains(m["ttft_p50_ms"])
     return m
 
 

@@ -45,6 +45,10 @@ class Band:
                    f"(one light trace: {LIGHT_TRACE_PREEMPTIONS}); overloaded runs ({OVERLOAD_RATE:g} req/s) had "
                    "TTFT p50 of {:g}-{:g} s".format(*ARTICLE_BASELINE["ttft_p50_overloaded_s"]))
 
+    def drains(self, ttft_p50_ms: float) -> bool:
+        """Whether a median time to first token (ms) is that of a queue that drains."""
+        return bool(ttft_p50_ms <= self.max_ttft_p50_s * 1e3)
+
     def place(self, per_min: float, drains: bool) -> str:
         """'in band', 'below' or 'above' (a queue that does not drain counts as above)."""
         if not drains or per_min > self.high:
@@ -81,7 +85,7 @@ class Regime:
     def stage(self, sig: dict) -> tuple[str, str]:
         """(place, the statistic that decided it): 'below', 'in band' or 'above'."""
         lo, hi = self.fullness_range
-        drains = sig["ttft_p50_ms"] <= self.band.max_ttft_p50_s * 1e3
+        drains = self.band.drains(sig["ttft_p50_ms"])
         if not drains:
             return "above", "drain"
         f = sig["fullness"]
