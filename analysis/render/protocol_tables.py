@@ -119,7 +119,13 @@ def calibration_checks(calibration: dict | None) -> pd.DataFrame:
     cols = ["rate", "fullness", "preemptions_per_min", "eager_steps_per_min", "ttft_p50_ms", "drains", "place",
             "decided_by"]
     checks = (calibration or {}).get("checks") or []
-    return pd.DataFrame([{c: chk.get(c) for c in cols} for chk in checks], columns=cols).rename(columns={
+    frame = pd.DataFrame([{c: chk.get(c) for c in cols} for chk in checks], columns=cols)
+    # shown as read: the rate to the search's step, fullness to two places, counts and ms whole
+    digits = {"rate": 3, "fullness": 2, "preemptions_per_min": 0, "eager_steps_per_min": 0, "ttft_p50_ms": 0}
+    for col, n in digits.items():
+        values = pd.to_numeric(frame[col]).round(n)
+        frame[col] = values.astype("Int64") if n == 0 else values
+    return frame.rename(columns={
         "rate": "rate, req/s", "fullness": "gap / batch-32 forward", "preemptions_per_min": "preemptions / 60 s",
         "eager_steps_per_min": "eager steps / 60 s", "ttft_p50_ms": "TTFT p50, ms",
         "place": "against the regime", "decided_by": "decided by"})

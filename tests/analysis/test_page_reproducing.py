@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis.chapters import reproducing
+from analysis.render import protocol_tables
 from tests.support.page_cells import calls_only_its_page, cited
 
 
@@ -64,3 +65,20 @@ def test_the_rerun_commands_pass_lists_as_yaml():
 
 def test_the_notebook_only_calls_its_page():
     assert calls_only_its_page("reproducing") == []
+
+
+def test_the_checks_table_shows_each_statistic_as_read():
+    """Rates to the search's step, fullness to two places, counts and TTFT in whole units; a
+    check that lacks a statistic shows it as missing rather than failing the page."""
+    cal = {"checks": [{"rate": 13.19812, "fullness": 0.890416, "preemptions_per_min": 332.0,
+                       "eager_steps_per_min": 1741.0, "ttft_p50_ms": 40.298061, "drains": True,
+                       "place": "above", "decided_by": "preemptions"},
+                      {"rate": 10.8571, "fullness": 0.408999, "preemptions_per_min": 2.0,
+                       "eager_steps_per_min": 82.0, "drains": True, "place": "below", "decided_by": "fullness"}]}
+    table = protocol_tables.calibration_checks(cal)
+    assert table["rate, req/s"].tolist() == [13.198, 10.857]
+    assert table["gap / batch-32 forward"].tolist() == [0.89, 0.41]
+    assert table["preemptions / 60 s"].tolist() == [332, 2]
+    assert str(table["TTFT p50, ms"].dtype) == "Int64"
+    assert table["TTFT p50, ms"].iloc[0] == 40 and pd.isna(table["TTFT p50, ms"].iloc[1])
+    assert protocol_tables.calibration_checks(None).empty
