@@ -40,7 +40,7 @@ PROFILES = {
     # gap of 0.56 and 0.82 batch-32 forward passes against the article's 1.07 (band 0.86-1.34). Fewer
     # seeds, shorter controls, one sweep seed and 20 s real-engine runs keep it quick.
     "quick": Profile("quick", seeds=(1, 2), duration=DURATION_S, overload_seeds=(1,),
-                     calibration="checked", check_duration=DURATION_S, minutes_2core="about 72",
+                     calibration="checked", check_duration=DURATION_S, minutes_2core="about 80",
                      control_seeds=(1,), control_duration=10.0, sweep_seeds=(1,), sweep_duration=20.0,
                      real_duration=20.0),
     "smoke": Profile("smoke", seeds=(1,), duration=3.0, overload_seeds=(1,),
