@@ -10,6 +10,7 @@ the profile's real-engine length (quick: 20 s, shorter than its ladder's) or its
 from __future__ import annotations
 
 import math
+import warnings
 
 import pandas as pd
 
@@ -25,6 +26,16 @@ from ..render import figures, figures_real
 from ..render.page_view import PageView
 
 PERCENT = "{:.1f}"
+# tqdm's note that a notebook kernel lacks ipywidgets: transformers imports tqdm.auto when the
+# probe's internals are checked, and the page would print it above its first table
+NO_WIDGETS = "IProgress not found"
+
+
+def checked_versions(re: dict) -> dict:
+    """The probe's internals checked (engine/real/internals.check), without tqdm's widget note."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NO_WIDGETS)
+        return re["internals"].check()
 
 
 def operating(prof, rate, seeds, duration):
@@ -65,7 +76,7 @@ def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
     confirmed as the ladder's is (engine/runs/freshness.py). Returns the real engine's specs."""
     prof = get_profile(profile)
     re = real_engine()
-    re["internals"].check()
+    checked_versions(re)
     seeds, duration = tuple(seeds or prof.seeds), float(duration or run_length(prof))
 
     def planned():
@@ -84,7 +95,7 @@ def ensure_real(profile=None, seeds=None, duration=None, rate=None) -> list:
 def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     prof = get_profile(profile)
     re = real_engine()
-    versions = re["internals"].check()
+    versions = checked_versions(re)
     seeds = tuple(seeds or prof.seeds)
     duration = float(duration or run_length(prof))
     specs = ensure_real(prof, seeds, duration, rate)     # first: it may remake the calibration

@@ -189,3 +189,22 @@ def test_real_engine_runs_are_measured_on_a_confirmed_calibration(tmp_path, monk
     assert confirmed == (["quick"] if missing and rate is None else [])
     assert planned == ([7.0, 8.0] if remade else [7.0])
     assert made == ([planned[-1]] if missing else []) and specs[0].rate == planned[-1]
+
+
+def test_checking_the_internals_drops_only_tqdms_widget_note():
+    """transformers imports tqdm.auto when the internals are checked; in a kernel without
+    ipywidgets that prints a TqdmWarning above the page's first table. The page drops that
+    one note and lets every other warning through."""
+    import warnings
+
+    def check(note):
+        def _check():
+            warnings.warn(note, UserWarning, stacklevel=2)
+            return {"transformers": "x"}
+        return {"internals": type("I", (), {"check": staticmethod(_check)})}
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert real_engine.checked_versions(check("IProgress not found. Please update jupyter")) == {"transformers": "x"}
+        real_engine.checked_versions(check("some other problem"))
+    assert [str(w.message) for w in seen] == ["some other problem"]
