@@ -91,8 +91,9 @@ def side_by_side(sig: pd.DataFrame) -> pd.DataFrame:
 def band_sentence(sig: pd.DataFrame, band: Band = BAND) -> str:
     """Where this build's baseline sits against the article's band, computed."""
     per_min = float(sig["preemptions_per_min"].median())
-    ttft_s = float(sig["ttft_p50_ms"].median()) / 1e3
-    drains = ttft_s <= band.max_ttft_p50_s
+    ttft_ms = float(sig["ttft_p50_ms"].median())
+    ttft_s = ttft_ms / 1e3
+    drains = band.drains(ttft_ms)
     place = band.place(per_min, drains)
     head = (f"The baseline runs of this build had a median of {per_min:.0f} preemptions per 60 s "
             f"against the article's band of {band.low:.0f}-{band.high:.0f}")
@@ -137,7 +138,7 @@ def check_sentence(sig: pd.DataFrame, calibration: dict | None, band: Band = BAN
     per_seed = [s["preemptions_per_min"] for s in c.get("per_seed", [])]
     spread = f" ({min(per_seed):.0f}-{max(per_seed):.0f} across seeds)" if per_seed else ""
     ladder = float(sig["preemptions_per_min"].median())
-    ladder_drains = float(sig["ttft_p50_ms"].median()) / 1e3 <= band.max_ttft_p50_s
+    ladder_drains = band.drains(float(sig["ttft_p50_ms"].median()))
     ladder_place = band.place(ladder, ladder_drains)
     if "check_rate" in carried:
         opening = (f"The calibration's checks chose {at:.2f} req/s on seeds {seeds}, whose traces asked for "
