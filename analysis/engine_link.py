@@ -16,7 +16,7 @@ from engine.runs import regime, target
 from engine.runs.cache import CACHE_ENV, CacheWarning, cache_dir, raw_log_problem, run_path, runs_dir, write_atomic_text
 from engine.runs.executors import default_concurrency
 from engine.runs.calibrate import carried_rate, load_calibration, median_signature
-from engine.runs.freshness import planned_on_confirmed, replacement_sentence
+from engine.runs.freshness import confirmed_specs, made_on_confirmed, planned_on_confirmed, replacement_sentence
 from engine.runs.interference import interference_capacity, interference_specs
 from engine.runs.preemption_runs import (MODES, PREEMPTION_RUNGS, mode_of, preemption_specs,
                                          preemption_sweep_specs, recompute_available)
@@ -38,7 +38,7 @@ def real_engine():
 __all__ = ["real_engine", "FORWARDS", "LADDER", "OVERLOAD_FACTOR", "RUNGS", "Workload", "control_specs",
            "ensure_runs", "get_profile", "profile_specs", "slug", "CACHE_ENV", "CacheWarning", "cache_dir",
            "run_path", "runs_dir", "default_concurrency",
-           "write_atomic_text", "raw_log_problem", "load_calibration", "median_signature", "carried_rate", "planned_on_confirmed", "replacement_sentence", "regime", "target", "BAND", "Band", "REGIME", "Regime",
+           "write_atomic_text", "raw_log_problem", "load_calibration", "median_signature", "carried_rate", "confirmed_specs", "made_on_confirmed", "planned_on_confirmed", "replacement_sentence", "regime", "target", "BAND", "Band", "REGIME", "Regime",
            "INJECTION_KINDS", "CONTROLS", "HOG_MS", "POSITIVE", "overhead_configs", "cached_compare", "run_article", "sweep_specs",
            "forward_ms_subprocess", "ThreadClock",
            "MODES", "PREEMPTION_RUNGS", "mode_of", "preemption_specs", "preemption_sweep_specs",

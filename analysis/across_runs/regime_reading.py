@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..engine_link import REGIME, RUNGS, Regime, ensure_runs, get_profile, load_calibration, profile_specs
+from ..engine_link import REGIME, RUNGS, Regime, get_profile, load_calibration, made_on_confirmed, profile_specs
 from .operating_point import (ARTICLE_BASELINE, check_at, check_signatures, regime_place, regime_sentence,
                               regime_signatures, regime_table, yardstick_sentence)
 
@@ -129,10 +129,11 @@ def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
     signature of its baseline runs and of the calibration's checks, the table and the
     sentence. Makes any baseline run not yet cached."""
     prof = get_profile(profile)
-    specs = [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate) if s.rung == RUNGS[0]]
+    specs = made_on_confirmed(prof, lambda: [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
+                                             if s.rung == RUNGS[0]], rate, progress=False)
     calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
     b32 = ((calibration or {}).get("capacity") or {}).get("forward_ms_b32")     # the microbenchmark's
-    ladder = regime_signatures(ensure_runs(specs, progress=False)).assign(rate=[s.rate for s in specs])
+    ladder = regime_signatures([s.path for s in specs]).assign(rate=[s.rate for s in specs])
     checks = check_signatures(calibration)
     return {"calibration": calibration, "forward_ms_b32": b32, "ladder": ladder, "checks": checks,
             "table": regime_table({f"checks ({len(checks)} seeds)": checks,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..engine_link import HOG_MS, POSITIVE, control_specs, ensure_runs, get_profile, profile_specs
+from ..engine_link import HOG_MS, POSITIVE, control_specs, get_profile, made_on_confirmed, profile_specs
 from ..across_runs import article, summaries, tables
 from ..across_runs.rungs import FIRST, LAST
 from ..instrument import control_scores, interference_scores, overhead, sixth_pile
@@ -31,9 +31,9 @@ SCHEMES_TITLE = "Tail time by label: article vs refined scheme"
 def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     """Everything book/checking shows; the control runs and the ladder's two ends are made first."""
     prof = get_profile(profile)
-    specs = control_specs(prof, seeds=seeds, duration=duration, rate=rate)
-    ends = profile_specs(prof, rungs=[FIRST, LAST], seeds=seeds, duration=duration, rate=rate)
-    ensure_runs(specs + ends)
+    specs, ends = made_on_confirmed(prof, lambda: (
+        control_specs(prof, seeds=seeds, duration=duration, rate=rate),
+        profile_specs(prof, rungs=[FIRST, LAST], seeds=seeds, duration=duration, rate=rate)), rate)
     out = PageView(numbers={"n_control_seeds": len({s.seed for s in specs}), "control_duration": specs[0].duration,
                             "rate": specs[0].rate, "last_rung": LAST, "n_end_seeds": len({s.seed for s in ends}),
                             "end_duration": ends[0].duration, **control_scores.bound_words()})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine_link import ensure_runs, sweep_specs
+from ..engine_link import made_on_confirmed, sweep_specs
 from ..across_runs import (decomposition, headline, ladder_steps, load_sweep, per_cause, scheme_compare,
                            summaries, tables)
 from ..across_runs.rungs import FIRST
@@ -56,8 +56,8 @@ def _forward(out: PageView, chapter, runs, found, rung: str, rate) -> None:
     """The forward pass's share by run, and what a faster forward buys, measured on the load
     sweep's runs of both forwards near the operating point."""
     out.numbers["fwd_sentence"] = decomposition.forward_share_sentence(found, rung)
-    near = decomposition.near_operating_point(sweep_specs(chapter.profile, rate=rate), rung)
-    ensure_runs(near)
+    near = made_on_confirmed(chapter.profile, lambda: decomposition.near_operating_point(
+        sweep_specs(chapter.profile, rate=rate), rung), rate)
     gain = decomposition.forward_gain(load_sweep.sweep_frame(near, summaries.run_summaries(near)) if near else None)
     out.numbers["speedup"] = decomposition.forward_gain_sentence(gain)
     out.tables["forward_share"] = tables.percent_cells(tables.forward_share_table(runs, rung), 0)

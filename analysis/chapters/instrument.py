@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..core.columns import STEP
 from ..core.runlog import load
-from ..engine_link import (LADDER, cached_compare, ensure_runs, forward_ms_subprocess, get_profile,
+from ..engine_link import (LADDER, cached_compare, forward_ms_subprocess, get_profile, made_on_confirmed,
                            load_calibration, profile_specs, run_article)
 from ..across_runs import article
 from ..across_runs.rungs import FIRST
@@ -36,9 +36,8 @@ def fidelity_repeats(profile_name: str) -> int:
 def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     """Everything book/instrument shows, from the first seed of the ladder's first rung (made if missing)."""
     prof = get_profile(profile)
-    specs = profile_specs(prof, rungs=[FIRST], seeds=seeds, duration=duration, rate=rate)
-    paths = ensure_runs(specs)
-    log = load(paths[0])
+    specs = made_on_confirmed(prof, lambda: profile_specs(prof, rungs=[FIRST], seeds=seeds, duration=duration, rate=rate), rate)
+    log = load(specs[0].path)
     out = PageView(numbers={"seed": specs[0].seed, "profile_name": prof.name})
     out.tables["knobs"] = knobs.knob_table(LADDER[FIRST])
     out.tables["ladder_knobs"] = knobs.ladder_knobs()
@@ -49,7 +48,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     out.numbers["article_fwd32"] = article.FORWARD_MS_BATCH32
     out.tables["microbench"] = mb.round(2)
     _fidelity(out, mb, fidelity_repeats(prof.name))
-    _run_fidelity(out, specs[0], paths[0])
+    _run_fidelity(out, specs[0], specs[0].path)
     _calibration(out, prof, specs[0].rate, specs[0].rate_info)
     return out
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine_link import LADDER, OVERLOAD_FACTOR, ensure_runs, get_profile, profile_specs
+from ..engine_link import LADDER, OVERLOAD_FACTOR, get_profile, made_on_confirmed, profile_specs
 from ..across_runs import findings, overload_findings, paired, signflip, tables
 from ..across_runs import verdicts as vocabulary
 from ..across_runs.rungs import FIRST
@@ -36,8 +36,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> OverloadPage:
     """Everything book/overload shows; runs that are missing are made first. `rate` is the
     calibrated regime's (the sidebar multiplies it), as in the notebook's parameters."""
     prof = get_profile(profile)
-    specs = profile_specs(prof, overload=True, seeds=seeds, duration=duration, rate=rate)
-    ensure_runs(specs)
+    specs = made_on_confirmed(prof, lambda: profile_specs(prof, overload=True, seeds=seeds, duration=duration, rate=rate), rate)
     runs = run_summaries(specs)
     out = OverloadPage(runs, list(LADDER))
     info = specs[0].rate_info

@@ -8,7 +8,7 @@ import pandas as pd
 from ..core.first_version import FirstVersionPartitioner
 from ..core.partitioner import Partitioner
 from ..core.schemes import LABELS
-from ..engine_link import ensure_runs, get_profile, profile_specs
+from ..engine_link import get_profile, made_on_confirmed, profile_specs
 from ..across_runs import scope, summaries, tables
 from ..instrument import cases as examples
 from ..render.chapter_runs import overload_specs
@@ -21,10 +21,10 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> PageView:
     """Everything book/partition shows; the runs that are missing are made first."""
     out = cases_view()
     prof = get_profile(profile)
-    ladder_specs = profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
-    extra = overload_specs(prof, seeds, duration, rate)     # none when seeds are given (see the sentence)
+    ladder_specs, extra = made_on_confirmed(prof, lambda: (
+        profile_specs(prof, seeds=seeds, duration=duration, rate=rate),
+        overload_specs(prof, seeds, duration, rate)), rate)     # no overload runs when seeds are given (see the sentence)
     specs = ladder_specs + extra
-    ensure_runs(specs)
     out.numbers["rec_scope"] = scope.reconcile_scope_sentence(seeds, len(ladder_specs), len(extra))
     frame = tables.summaries_frame(summaries.run_summaries(specs))
     out.numbers.update(reconcile_numbers(frame))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..engine_link import (LADDER, RUNGS, Workload, ensure_runs, get_profile, preemption_specs,
+from ..engine_link import (LADDER, RUNGS, Workload, get_profile, made_on_confirmed, preemption_specs,
                            preemption_sweep_specs, profile_specs, recompute_available)
 from ..across_runs import kv_demand, kv_fluid
 from ..across_runs import preemption_modes as P
@@ -62,23 +62,14 @@ class PreemptionPage:
         return makers[name]()
 
 
-def _unique(specs):
-    seen, out = set(), []
-    for s in specs:
-        if s.path not in seen:
-            seen.add(s.path)
-            out.append(s)
-    return out
-
-
 def page(profile=None, seeds=None, duration=None, rate=None, sweep_seeds=None,
          sweep_duration=None) -> PreemptionPage:
     """Everything book/preemption shows; runs that are missing are made first."""
     prof = get_profile(profile)
-    op_specs = preemption_specs(prof, seeds=seeds, duration=duration, rate=rate)
-    sw_specs = preemption_sweep_specs(prof, seeds=sweep_seeds, duration=sweep_duration, rate=rate)
-    wm_specs = profile_specs(prof, rungs=RUNGS[-2:], seeds=seeds, duration=duration, rate=rate)
-    ensure_runs(_unique(op_specs + sw_specs + wm_specs))
+    op_specs, sw_specs, wm_specs = made_on_confirmed(prof, lambda: (
+        preemption_specs(prof, seeds=seeds, duration=duration, rate=rate),
+        preemption_sweep_specs(prof, seeds=sweep_seeds, duration=sweep_duration, rate=rate),
+        profile_specs(prof, rungs=RUNGS[-2:], seeds=seeds, duration=duration, rate=rate)), rate)
     op, sweep = P.mode_frame(op_specs), P.mode_frame(sw_specs)
     costs = P.rung_costs(op_specs)
     model_op = P.model_frame(op_specs, costs, MODES)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..engine_link import FORWARDS, ensure_runs, get_profile, profile_specs, sweep_specs
+from ..engine_link import FORWARDS, get_profile, made_on_confirmed, profile_specs, sweep_specs
 from ..across_runs import load_sweep
 from ..across_runs.rungs import FIRST
 from ..across_runs.summaries import run_summaries
@@ -59,8 +59,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> RegimesPage:
     """Everything book/regimes shows; runs that are missing are made first. `rate` is the
     operating point's (article forward)."""
     prof = get_profile(profile)
-    specs = sweep_specs(prof, seeds=seeds, duration=duration, rate=rate)
-    ensure_runs(specs)
+    specs = made_on_confirmed(prof, lambda: sweep_specs(prof, seeds=seeds, duration=duration, rate=rate), rate)
     frame = load_sweep.sweep_frame(specs, run_summaries(specs))
     levels = sorted(set(frame["load"]))
     fast = [s for s in specs if s.config.forward == FAST_FORWARD]
@@ -71,8 +70,7 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> RegimesPage:
                        op_rate=specs[0].rate_info["operating_point"],
                        fast_scale=fast[0].rate_info["capacity_scale"] if fast else float("nan"))
     # the ladder's full-length baseline runs of the sweep's seeds, to see how short runs read the rate
-    ladder_specs = ladder_baselines(prof, sorted(set(frame["seed"])), rate)
-    ensure_runs(ladder_specs)
+    ladder_specs = made_on_confirmed(prof, lambda: ladder_baselines(prof, sorted(set(frame["seed"])), rate), rate)
     ladder_pm = [s["preemptions"] * 60.0 / sp.duration for sp, s in zip(ladder_specs, run_summaries(ladder_specs))]
     out.numbers["short_runs"] = load_sweep.short_run_sentence(load_sweep.at_operating_point(frame), ladder_pm,
                                                               specs[0].duration, ladder_specs[0].duration)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.runlog import load
-from ..engine_link import (BAND, REGIME, RUNGS, ensure_runs, get_profile, load_calibration, profile_specs,
-                           replacement_sentence)
+from ..engine_link import (BAND, REGIME, RUNGS, confirmed_specs, ensure_runs, get_profile, load_calibration,
+                           profile_specs, replacement_sentence)
 from ..across_runs import operating_point, regime_reading
 from ..render import machine, protocol_tables
 
@@ -71,15 +71,18 @@ def _target_numbers() -> dict:
 
 
 def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
-    """Everything book/reproducing shows; the baseline runs that are missing are made first."""
+    """Everything book/reproducing shows; the baseline runs that are missing are made first
+    (on a confirmed calibration: everything the page reads of the protocol is planned after)."""
+    prof = get_profile(profile)
+    confirmed_specs(prof, lambda: [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
+                                   if s.rung == RUNGS[0]], rate, progress=False)
     proto = protocol_tables.protocol(profile, seeds, duration, rate)
-    specs = profile_specs(proto["profile"], seeds=seeds, duration=duration, rate=rate)
-    overload_specs = profile_specs(proto["profile"], overload=True, seeds=seeds, duration=duration, rate=rate)
+    specs = profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
+    overload_specs = profile_specs(prof, overload=True, seeds=seeds, duration=duration, rate=rate)
     baseline_specs = [s for s in specs if s.rung == RUNGS[0]]
     log = load(ensure_runs(baseline_specs[:1], progress=False)[0])   # the baseline run of the first seed
     present = protocol_tables.cached_paths(specs + overload_specs)     # before the baseline's runs are made
     envs = machine.run_environments([load(p).provenance for p in present])
-    prof = get_profile(proto["profile"])
     calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
     cal = protocol_tables.calibration_summary(proto["rate_info"], calibration)
     versions = machine.package_versions()

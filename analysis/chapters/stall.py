@@ -11,7 +11,7 @@ from ..core.gaps import as_log, partition_run
 from ..core.runlog import RunLog, load
 from ..core.schemes import ARTICLE, CLEAN, SEGMENT_KINDS, get_scheme
 from ..core.run_summary import summarize
-from ..engine_link import ensure_runs, get_profile, profile_specs
+from ..engine_link import get_profile, made_on_confirmed, profile_specs
 from ..across_runs.rungs import FIRST
 from ..across_runs.wording import label_names
 from ..render import hypothesis, stall_kinds
@@ -26,8 +26,10 @@ def page(profile=None, seeds=None, duration=None, rate=None, rung=None, quantile
     """Everything book/stall shows, from the first seed of ``rung`` (the ladder's first if None);
     the example is a gap at or above the run's ``quantile`` percentile. The run is made if missing."""
     rung = rung or FIRST
-    spec = profile_specs(get_profile(profile), rungs=[rung], seeds=seeds, duration=duration, rate=rate)[0]
-    log = load(ensure_runs([spec], progress=False)[0])
+    prof = get_profile(profile)
+    spec = made_on_confirmed(prof, lambda: profile_specs(prof, rungs=[rung], seeds=seeds, duration=duration,
+                                                         rate=rate)[:1], rate, progress=False)[0]
+    log = load(spec.path)
     gaps = partition_run(log)
     summary = summarize(log, gaps=gaps)
     stall = pick_stall(gaps, quantile)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..engine_link import ensure_runs, sweep_specs
+from ..engine_link import get_profile, made_on_confirmed, sweep_specs
 from ..across_runs.findings import findings
 from ..across_runs.regime_reading import build_regime
 from ..across_runs.scope import OVERLOAD_LEFT_OUT
@@ -30,9 +30,7 @@ def overload_note(joined: bool, seeds=None) -> str:
 def book_findings(chapter, seeds=None, duration=None, rate=None):
     """(findings table, overload note) for a chapter's ladder runs (render.chapter_runs.ladder_runs)
     and its papermill parameters."""
-    specs = overload_specs(chapter.profile, seeds, duration, rate)
-    if specs:
-        ensure_runs(specs)
+    specs = made_on_confirmed(chapter.profile, lambda: overload_specs(chapter.profile, seeds, duration, rate), rate)
     table = findings(chapter.runs, run_summaries(specs))
     return table, overload_note(overload_joins(seeds), seeds)
 
@@ -40,10 +38,9 @@ def book_findings(chapter, seeds=None, duration=None, rate=None):
 def sweep_of(profile, rate=None):
     """(sweep frame, its specs) for the profile's load sweep at the given operating point
     (the profile's calibrated rate when None); runs it first if missing."""
-    specs = sweep_specs(profile, rate=rate)
+    specs = made_on_confirmed(get_profile(profile), lambda: sweep_specs(profile, rate=rate), rate)
     if not specs:
         return None, specs
-    ensure_runs(specs)
     return sweep_frame(specs, run_summaries(specs)), specs
 
 

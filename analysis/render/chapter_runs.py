@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine_link import LADDER, ensure_runs, get_profile, profile_specs
+from ..engine_link import LADDER, get_profile, made_on_confirmed, profile_specs
 from ..across_runs.findings import findings
 from ..across_runs.summaries import run_summaries
 
@@ -27,8 +27,8 @@ def ladder_runs(profile=None, seeds=None, duration=None, rate=None, rungs=None) 
     """The chapter preamble: the profile's ladder runs (made first if missing), their
     summaries and the findings.  Arguments are the chapter's papermill parameters."""
     prof = get_profile(profile)
-    specs = profile_specs(prof, rungs=rungs, seeds=seeds, duration=duration, rate=rate)
-    ensure_runs(specs)
+    specs = made_on_confirmed(prof, lambda: profile_specs(prof, rungs=rungs, seeds=seeds, duration=duration, rate=rate),
+                              rate)
     runs = run_summaries(specs)
     return LadderRuns(prof, specs, runs, findings(runs))
 

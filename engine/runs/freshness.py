@@ -12,7 +12,9 @@ So before a build measures runs on a record older than FRESH_S, it measures capa
 again as the record did (same window, forward and concurrency). If capacity moved by more
 than TOLERANCE, every calibration record of this machine and code is retired (moved, not
 deleted, into calibration/retired/) and the profile calibrates anew, starting from the
-capacity just measured; the new record names the one it replaces and why.
+capacity just measured; the new record names the one it replaces and why. A chapter's
+kernel that makes runs (a reader re-running one with other seeds) confirms the same way
+(made_on_confirmed).
 
 Within one build the record is checked once. The build plans its runs on the record it
 confirmed or made at its start, and its pages read that record; a probe later in the same
@@ -206,6 +208,39 @@ def planned_on_confirmed(prof, plan, has_missing, progress: bool = True):
         if found and found["remade"]:
             planned = plan()
     return planned
+
+
+def confirmed_specs(prof, plan, rate=None, progress: bool = True):
+    """`plan()` (run specs, or a tuple of lists of them) on a confirmed calibration: when no
+    `rate` was given (the plan reads the profile's record) and some run in it is still to be
+    measured, the record is confirmed first, as a build does at its start, and the runs are
+    planned again if that made it anew. A reader's kernel that re-runs a chapter with other
+    seeds on a day-old record thus probes the machine before measuring beside the cached
+    runs; inside a build the record it confirmed is trusted; with every run cached, or a
+    rate given, nothing is probed."""
+    from . import cache
+    if rate is not None:
+        return plan()
+    return planned_on_confirmed(prof, plan, lambda p: not all(cache.is_cached(s.path) for s in specs_in(p)), progress)
+
+
+def made_on_confirmed(prof, plan, rate=None, progress: bool = True):
+    """confirmed_specs, with every run of the plan made (each once); returns the plan."""
+    from .execute import ensure_runs
+    planned = confirmed_specs(prof, plan, rate, progress)
+    ensure_runs(specs_in(planned), progress=progress)
+    return planned
+
+
+def specs_in(planned) -> list:
+    """The run specs of a plan (a list of them, or a tuple of such lists), flattened in
+    order, each run once: parts may share runs (the preemption page's swap runs are the
+    ladder's own), and a run listed twice must not be measured twice."""
+    flat = [s for part in planned for s in specs_in(part)] if isinstance(planned, tuple) else planned
+    once: dict = {}
+    for s in flat:
+        once.setdefault(s.path, s)
+    return list(once.values())
 
 
 def _confirm(prof, forward: str, progress: bool, record: dict, measure) -> dict:

@@ -231,3 +231,43 @@ def test_outside_a_build_nothing_is_trusted_and_a_bad_mark_is_named(build, monke
     monkeypatch.setenv(freshness.BUILD_ENV, "yesterday")
     with pytest.raises(ValueError, match="ITL_BUILD_STARTED must be the epoch seconds"):
         freshness.trusted_by_build({"created": OLD})
+
+
+def _plan_of(tmp_path, cached: set, listed: list):
+    """A plan of three runs over two lists, one run in both, `cached` of them on disk."""
+    from types import SimpleNamespace
+    runs = [SimpleNamespace(path=tmp_path / f"{name}.npz") for name in "abc"]
+    for r in runs:
+        if r.path.stem in cached:
+            r.path.write_bytes(b"")
+
+    def plan():
+        listed.append(1)
+        return runs[:2], runs[1:]
+    return plan, runs
+
+
+@pytest.mark.parametrize("cached, rate, remade, probes, plans", [
+    ("", None, False, 1, 1),        # runs to measure at the record's rate: confirm first
+    ("", None, True, 1, 2),         # a remade record: the runs are planned again at its rates
+    ("abc", None, False, 0, 1),     # every run cached: nothing to measure, nothing probed
+    ("", 12.5, False, 0, 1),        # a rate given: the plan reads no record
+])
+def test_a_page_measures_its_missing_runs_on_a_confirmed_record(tmp_path, monkeypatch, cached, rate, remade,
+                                                                probes, plans):
+    monkeypatch.setattr("engine.runs.cache.is_cached", lambda p: p.exists())
+    confirmed, measured, listed = [], [], []
+    monkeypatch.setattr(freshness, "confirm", lambda prof, **k: confirmed.append(prof) or {"remade": remade})
+    monkeypatch.setattr("engine.runs.execute.ensure_runs", lambda specs, **k: measured.append(list(specs)))
+    plan, runs = _plan_of(tmp_path, set(cached), listed)
+    got = freshness.made_on_confirmed("quick", plan, rate, progress=False)
+    assert len(confirmed) == probes and len(listed) == plans
+    # the plan comes back as planned; each run is handed to the executor once, in plan order
+    assert got == (runs[:2], runs[1:]) and measured == [runs]
+
+
+def test_specs_in_flattens_a_plan_and_lists_each_run_once(tmp_path):
+    plan, runs = _plan_of(tmp_path, set(), [])
+    assert freshness.specs_in(plan()) == runs
+    assert freshness.specs_in(runs[::-1] + runs) == runs[::-1]
+    assert freshness.specs_in([]) == [] and freshness.specs_in(([], [])) == []
