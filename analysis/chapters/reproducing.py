@@ -74,12 +74,12 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
     """Everything book/reproducing shows; the baseline runs that are missing are made first
     (on a confirmed calibration: everything the page reads of the protocol is planned after)."""
     prof = get_profile(profile)
-    confirmed_specs(prof, lambda: [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
-                                   if s.rung == RUNGS[0]], rate, progress=False)
+    baseline_specs = confirmed_specs(prof, lambda: [s for s in profile_specs(prof, seeds=seeds, duration=duration,
+                                                                             rate=rate) if s.rung == RUNGS[0]],
+                                     rate, progress=False)
     proto = protocol_tables.protocol(profile, seeds, duration, rate)
     specs = profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
     overload_specs = profile_specs(prof, overload=True, seeds=seeds, duration=duration, rate=rate)
-    baseline_specs = [s for s in specs if s.rung == RUNGS[0]]
     log = load(ensure_runs(baseline_specs[:1], progress=False)[0])   # the baseline run of the first seed
     present = protocol_tables.cached_paths(specs + overload_specs)     # before the baseline's runs are made
     envs = machine.run_environments([load(p).provenance for p in present])

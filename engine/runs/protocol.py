@@ -74,16 +74,12 @@ def ensure_profile(profile: str | Profile | None = None, progress: bool = True) 
     Before any is measured on an older calibration, that calibration is confirmed (and, if
     the machine has changed, made again: engine/runs/freshness.py)."""
     from . import cache
-    from .freshness import planned_on_confirmed
+    from .freshness import planned_on_confirmed, specs_in
     from .interference import interference_capacity
     prof = get_profile(profile)
     control, specs = planned_on_confirmed(prof, lambda: _profile_runs(prof),
                                           lambda runs: any(not cache.is_cached(s.path) for s in runs[1]), progress)
-    seen, main = set(), []
-    for s in specs:
-        if s.group != "interference" and s.path not in seen:
-            seen.add(s.path)
-            main.append(s)
+    main = specs_in([s for s in specs if s.group != "interference"])
     ensure_runs(main, progress=progress, label=f"profile {prof.name}")
     # the control's arms in rounds of k seeds, alone then beside, so that the machine's drift
     # over a build falls on both arms alike
