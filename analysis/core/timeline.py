@@ -21,7 +21,7 @@ from . import threadclocks
 from .baseline import Baseline, as_baseline, excess_share, fit_baseline
 from .columns import GC, SEG, STEP
 from .coverage import gc_within_s
-from .ranges import concat_ranges
+from .ranges import concat_ranges, run_starts
 from .schemes import DETAIL_KINDS, SEGMENT_KINDS, Scheme
 
 MS = 1e3
@@ -29,8 +29,10 @@ MS = 1e3
 
 @dataclass(frozen=True)
 class RateTimeline:
-    """Piecewise-constant rates: piece ``k``, ``[edges[k], edges[k+1])``, runs at the
-    rate column ``pool[:, owner[k]]`` (owner -1: nothing runs; so does the last piece).
+    """Piecewise-constant rates: piece ``k``, ``[start[k], end[k])``, runs at the rate
+    column ``pool[:, owner[k]]``. The pieces are sorted and disjoint, and only those some
+    interval owns are kept: time between them (about half the pieces of an engine
+    timeline, the idle moments between segments) carries no rate.
 
     The running integral is kept per label, and only at the pieces where that label's
     rate is nonzero: a piece charges one or two labels of the scheme's seven, so a
@@ -39,8 +41,9 @@ class RateTimeline:
     exactly the dense running sum.
     """
 
-    edges: np.ndarray    # (m,) sorted, unique breakpoints, seconds
-    owner: np.ndarray    # (m,) column of ``pool`` for each piece, -1 = none
+    start: np.ndarray    # (m,) sorted piece starts, seconds
+    end: np.ndarray      # (m,) piece ends: start[k] < end[k] <= start[k + 1]
+    owner: np.ndarray    # (m,) column of ``pool`` for each piece
     pool: np.ndarray     # (L, n + 1) rate columns; the last is zero, so -1 reads it
     pieces: tuple        # per label: sorted indices of the pieces it has a rate on
     before: tuple        # per label: ms charged before each of those pieces, then in all
@@ -69,8 +72,16 @@ class RateTimeline:
             p[0::2], p[1::2] = starts, ends
             pts.append(p)
         points = np.concatenate(pts) if pts else np.zeros(0)
-        edges = np.unique(points)
-        edge_of = np.searchsorted(edges, points)   # each boundary's edge
+        # The edges are the distinct boundaries in order. A layer's intervals are
+        # disjoint and logged in time order, so its boundaries form one sorted run, and a
+        # stable sort merges those few runs in linear time (9 ms on a 320,000-segment
+        # log, where np.unique's general sort and a search per boundary took 45 ms).
+        order = np.argsort(points, kind="stable")
+        ordered = points.take(order)
+        new = run_starts(ordered)
+        edges = ordered[new]
+        edge_of = np.empty(len(points), dtype=np.intp)   # each boundary's edge
+        edge_of[order] = np.cumsum(new) - 1
         owner = np.full(len(edges), -1, dtype=np.intp)   # pool column per piece, -1 = none
         first = 0
         for p, (_, _, column) in zip(pts, layers):
@@ -86,29 +97,34 @@ class RateTimeline:
             other = np.flatnonzero(~one)
             positions, which = concat_ranges(lo.take(other), hi.take(other))
             owner[positions] = other.take(which) + column
-        n_labels = pool.shape[0]
-        span_ms = np.diff(edges)
+        owned = np.flatnonzero(owner[:-1] >= 0)   # the last piece, after every edge, is never owned
+        start, end, owner = edges.take(owned), edges.take(owned + 1), owner.take(owned)
+        span_ms = end - start
         span_ms *= MS
         nonzero = pool != 0
         pieces, before = [], []
-        for lab in range(n_labels):
-            k = np.flatnonzero(nonzero[lab].take(owner[:-1]))
-            charged = pool[lab].take(owner[k]) * span_ms[k]
+        for lab in range(pool.shape[0]):
+            k = np.flatnonzero(nonzero[lab].take(owner))
+            charged = pool[lab].take(owner.take(k)) * span_ms.take(k)
             pieces.append(k)
             before.append(np.concatenate([[0.0], np.cumsum(charged)]))
-        return cls(edges, owner, pool, tuple(pieces), tuple(before))
+        return cls(start, end, owner, pool, tuple(pieces), tuple(before))
 
     def integral(self, t) -> np.ndarray:
         """(L, len(t)): ms charged to each label from the beginning of time to t."""
         t = np.asarray(t, dtype=float)
-        if len(self.edges) == 0:
+        if len(self.start) == 0:
             return np.zeros((self.n_labels, t.size))
-        k = np.searchsorted(self.edges, t, side="right") - 1
+        k = np.searchsorted(self.start, t, side="right") - 1   # the last piece started by t
         kk = np.maximum(k, 0)
-        out = np.take(self.pool, self.owner[kk], axis=1) * ((t - self.edges[kk]) * MS)
+        inside = self.end.take(kk) > t
+        inside &= k >= 0
+        done = k + 1 - inside     # pieces wholly before t
+        # the piece t is inside charges its rate up to t; the pool's last column is zero
+        out = np.take(self.pool, np.where(inside, self.owner.take(kk), -1), axis=1)
+        out *= (t - self.start.take(kk)) * MS
         for lab, (pieces, before) in enumerate(zip(self.pieces, self.before)):
-            out[lab] = before[np.searchsorted(pieces, kk)] + out[lab]
-        out[:, k < 0] = 0.0
+            out[lab] = before[np.searchsorted(pieces, done)] + out[lab]
         return out
 
     def charge(self, a, b) -> np.ndarray:
