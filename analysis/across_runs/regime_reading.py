@@ -130,7 +130,7 @@ def build_regime(profile=None, seeds=None, duration=None, rate=None) -> dict:
     sentence. Makes any baseline run not yet cached."""
     prof = get_profile(profile)
     specs = made_on_confirmed(prof, lambda: [s for s in profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
-                                             if s.rung == RUNGS[0]], rate, progress=False)
+                                             if s.rung == RUNGS[0]], rate)
     calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
     b32 = ((calibration or {}).get("capacity") or {}).get("forward_ms_b32")     # the microbenchmark's
     ladder = regime_signatures([s.path for s in specs]).assign(rate=[s.rate for s in specs])

@@ -76,18 +76,18 @@ def page(profile=None, seeds=None, duration=None, rate=None) -> ReproducingPage:
     prof = get_profile(profile)
     baseline_specs = confirmed_specs(prof, lambda: [s for s in profile_specs(prof, seeds=seeds, duration=duration,
                                                                              rate=rate) if s.rung == RUNGS[0]],
-                                     rate, progress=False)
+                                     rate)
     proto = protocol_tables.protocol(profile, seeds, duration, rate)
     specs = profile_specs(prof, seeds=seeds, duration=duration, rate=rate)
     overload_specs = profile_specs(prof, overload=True, seeds=seeds, duration=duration, rate=rate)
-    log = load(ensure_runs(baseline_specs[:1], progress=False)[0])   # the baseline run of the first seed
+    log = load(ensure_runs(baseline_specs[:1])[0])   # the baseline run of the first seed
     present = protocol_tables.cached_paths(specs + overload_specs)     # before the baseline's runs are made
     envs = machine.run_environments([load(p).provenance for p in present])
     calibration = load_calibration(prof.calibration, check_duration=prof.check_duration)
     cal = protocol_tables.calibration_summary(proto["rate_info"], calibration)
     versions = machine.package_versions()
     reg = regime_reading.build_regime(profile, seeds, duration, rate)
-    baseline_logs = [load(p) for p in ensure_runs(baseline_specs, progress=False)]
+    baseline_logs = [load(p) for p in ensure_runs(baseline_specs)]
     op_sig = operating_point.signatures(baseline_logs, calibration)
 
     numbers = {**_protocol_numbers(proto), "first_run": f"{log.rung}, seed {log.seed}",

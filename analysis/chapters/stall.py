@@ -28,7 +28,7 @@ def page(profile=None, seeds=None, duration=None, rate=None, rung=None, quantile
     rung = rung or FIRST
     prof = get_profile(profile)
     spec = made_on_confirmed(prof, lambda: profile_specs(prof, rungs=[rung], seeds=seeds, duration=duration,
-                                                         rate=rate)[:1], rate, progress=False)[0]
+                                                         rate=rate)[:1], rate)[0]
     log = load(spec.path)
     gaps = partition_run(log)
     summary = summarize(log, gaps=gaps)

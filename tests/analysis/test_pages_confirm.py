@@ -37,3 +37,14 @@ def test_the_modules_that_confirm_otherwise_do():
     for module in ("chapters/reproducing.py", "chapters/real_engine.py"):
         text = (ANALYSIS / module).read_text()
         assert "confirmed_specs(" in text or "planned_on_confirmed(" in text, module
+
+
+def test_a_page_that_makes_runs_shows_their_progress():
+    """In a build every run is made before the chapters execute, so a page that makes runs
+    prints nothing there; it makes runs only when a reader re-runs it (other seeds, another
+    day), and then its probe of the record, a recalibration if the machine changed, and its
+    runs take minutes: the reader sees them, with the time left."""
+    quiet = {p.relative_to(ANALYSIS).as_posix() for p in ANALYSIS.rglob("*.py")
+             if re.search(r"\b(ensure_runs|made_on_confirmed|confirmed_specs)\((?:[^()]|\([^()]*\))*progress=False",
+                          p.read_text())}
+    assert not quiet, f"these modules make runs without showing their progress: {sorted(quiet)}"
