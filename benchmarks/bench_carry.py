@@ -95,8 +95,12 @@ def main():
     ap.add_argument("--repeats", type=int, default=1, help="times the whole set is made")
     ap.add_argument("--order-seed", type=int, default=46, help="seed of the recorded random order")
     args = ap.parse_args()
+    if args.repeats < 1:
+        ap.error(f"--repeats must be at least 1, got {args.repeats}")
+    if args.rate is not None and not args.rate > 0:
+        ap.error(f"--rate must be a positive number of requests per second, got {args.rate}")
     prof = get_profile(args.profile)
-    jobs = executors.current().concurrency
+    jobs = executors.default_concurrency()
     rate = args.rate
     if rate is None:
         rec = load_calibration("checked", check_duration=DURATION_S, concurrency=jobs)

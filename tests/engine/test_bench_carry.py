@@ -2,6 +2,8 @@
 added to fill the last group, and a recorded order that mixes the conditions."""
 import importlib.util
 
+import pytest
+
 from engine.runs.calibrate import CHECK_SEEDS
 from engine.runs.offered import decode_demand
 from tests.support.paths import REPO
@@ -36,3 +38,11 @@ def test_the_order_is_every_run_once_fixed_by_its_seed_and_not_grouped_by_condit
     assert order == bench.run_order(conds, 46) and order != bench.run_order(conds, 47)
     firsts = [c for c, _ in order[:len(conds[bench.CHECKS][0])]]
     assert len(set(firsts)) > 1
+
+
+def test_a_bad_repeat_count_or_rate_is_refused_by_name_before_any_run(monkeypatch, capsys):
+    for argv, word in ((["--repeats", "0"], "--repeats"), (["--rate", "-3"], "--rate")):
+        monkeypatch.setattr("sys.argv", ["bench_carry.py", *argv])
+        with pytest.raises(SystemExit) as e:
+            bench.main()
+        assert e.value.code == 2 and word in capsys.readouterr().err
