@@ -23,7 +23,7 @@ the article's own engine: 8,627 steps, 34,907 segments, 116,861 tokens):
 
 Then one table of every log's cold numbers. ``--light`` adds a log of the other shape: the
 article's engine at a light load (seed 1, 6.5 req/s, 60 s of arrivals: many small steps,
-67,000-80,000 steps and 270,000-320,000 segments for 113,000 gaps on 2-core machines of
+50,000-80,000 steps and 200,000-320,000 segments for 113,000 gaps on 2-core machines of
 this kind: the faster the machine, the smaller its steps), made by
 ``engine.fidelity_runs.run_article`` (cut from the article's text, which
 ``ITL_ARTICLE_TEXT`` can point at; about 90 s of one process the first time, then cached

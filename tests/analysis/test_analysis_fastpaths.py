@@ -10,7 +10,7 @@ from analysis.core import contract
 from analysis.core.pairs import gap_pairs
 from analysis.core.ranges import concat_ranges
 from analysis.core.run_summary import HIST_BINS, cause_histogram
-from analysis.core.timeline import RateTimeline
+from analysis.core.timeline import RateTimeline, _merged_pieces, _near, _owned_pieces
 
 # ------------------------------------------------------------------ ranges
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(-3, 8)), max_size=12))
@@ -84,6 +84,55 @@ def test_sparse_timeline_integral_equals_brute_force(lays, times):
     got = tl.integral(t)
     for j, x in enumerate(t):
         assert got[:, j] == pytest.approx(brute_integral(lays, x), abs=1e-9)
+
+
+@st.composite
+def segments_and_pauses(draw):
+    """An engine-like timeline: many sorted segments on a 1 ms grid (shared boundaries,
+    empty ones) and one or two layers of a few pauses, in any order and priority,
+    that may overlap segments, sit inside one, or only touch a boundary."""
+    cursor, segs = 0, []
+    for _ in range(draw(st.integers(0, 40))):
+        cursor += draw(st.integers(0, 2))
+        length = draw(st.integers(0, 4))
+        segs.append((cursor, cursor + length))
+        cursor += length
+    big = (np.array([a for a, _ in segs], dtype=float), np.array([b for _, b in segs], dtype=float))
+    out = []
+    for _ in range(draw(st.integers(1, 2))):
+        starts = draw(st.lists(st.integers(0, cursor + 2), max_size=4, unique=True))
+        spans = [(a, a + draw(st.integers(0, 3))) for a in sorted(starts)]
+        spans = [sp for k, sp in enumerate(spans) if not k or sp[0] >= spans[k - 1][1]]   # disjoint
+        spans = draw(st.permutations(spans))
+        out.append((np.array([a for a, _ in spans], dtype=float), np.array([b for _, b in spans], dtype=float)))
+    out.insert(draw(st.integers(0, len(out))), big)
+    first = np.cumsum([0] + [len(a) for a, _ in out[:-1]])
+    return [(a * 1e-3, b * 1e-3, int(c)) for (a, b), c in zip(out, first)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(segments_and_pauses())
+def test_pieces_of_intervals_alone_are_the_merge_of_every_boundary(lays):
+    """Taking the intervals no other layer comes near as pieces by themselves cuts the
+    same pieces, with the same float boundaries and owners, as merging every boundary."""
+    got = _owned_pieces(lays)
+    want = _merged_pieces([(a, b, np.arange(len(a)) + c) for a, b, c in lays])
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.tolist() == w.tolist()
+
+
+def test_segments_far_from_pauses_skip_the_merge():
+    """Of many sorted segments, only those a pause overlaps, holds a boundary of, or
+    surrounds are near; touching a boundary is not; unsorted segments are not split."""
+    s = np.arange(10.0) * 2
+    e = s + 1                                      # [0, 1), [2, 3), ..., [18, 19)
+    # overlaps 2 and 3; surrounds 4; an empty one inside 5; touches 6 and 7; empty at 8's start
+    pauses = (np.array([4.5, 7.5, 10.5, 13.0, 16.0]), np.array([6.5, 9.5, 10.5, 14.0, 16.0]), 0)
+    near = _near(s, e, [pauses])
+    assert np.flatnonzero(near).tolist() == [2, 3, 4, 5]
+    assert _near(s[::-1], e[::-1], [pauses]) is None
+    everywhere = (s + 0.5, s + 0.6, 0)
+    assert _near(s, e, [everywhere]) is None       # most are near: the whole merge is as quick
 
 
 # ------------------------------------------------------------------ disjointness
