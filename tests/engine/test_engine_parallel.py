@@ -171,6 +171,12 @@ def test_a_serial_build_does_not_reuse_a_parallel_run_nor_the_reverse(temp_cache
     assert not cache.is_cached(dataclasses.replace(_specs(seeds=(2,))[0], concurrency=1).path)
 
 
+def _finished(runs: Path) -> list[Path]:
+    """The runs written whole: pathlib's "*" also matches a worker's .tmp-<pid>-... file,
+    which is renamed into place (or removed) a moment later."""
+    return [p for p in runs.glob("*.npz") if not p.name.startswith(".")]
+
+
 def _workers_of(pid: int) -> list[int]:
     try:
         kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
@@ -189,9 +195,9 @@ def test_killing_a_parallel_build_loses_nothing_and_the_next_build_resumes(temp_
     build = subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True)
     deadline = time.time() + 120
-    while not list(runs.glob("*.npz")) and time.time() < deadline and build.poll() is None:
+    while not _finished(runs) and time.time() < deadline and build.poll() is None:
         time.sleep(0.2)
-    first = {p: p.stat().st_mtime_ns for p in runs.glob("*.npz")}
+    first = {p: p.stat().st_mtime_ns for p in _finished(runs)}
     assert first, "no run finished before the deadline"
     if how == "ctrl-c":
         os.killpg(build.pid, signal.SIGINT)
@@ -203,7 +209,7 @@ def test_killing_a_parallel_build_loses_nothing_and_the_next_build_resumes(temp_
     assert build.returncode != 0
     if how != "ctrl-c":
         assert b"died" in err
-    kept = {p: p.stat().st_mtime_ns for p in runs.glob("*.npz")}
+    kept = {p: p.stat().st_mtime_ns for p in _finished(runs)}
     assert set(first) <= set(kept) and all(cache.raw_log_problem(p) is None for p in kept)
     again = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
