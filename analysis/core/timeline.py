@@ -130,9 +130,10 @@ def _owned_pieces(layers):
 def _near(s, e, others):
     """A mask of the intervals [s, e) of one layer that an interval of ``others`` overlaps,
     lies inside or has a boundary inside: all the others are pieces by themselves. None
-    when the layer's boundaries are not in order (s0 <= e0 <= s1 <= ...), or when most
-    intervals are near (the refined scheme's segments, each inside its step: counted
-    with repeats, as the other layers may overlap), where the general merge is as quick."""
+    when the layer's boundaries are not in order (s0 <= e0 <= s1 <= ...), or when the
+    other layers reach most of its intervals (the refined scheme's segments, each inside
+    its step), where the general merge is as quick; an interval two layers reach counts
+    twice there, which can only send a timeline to the general merge."""
     if len(s) and not (np.all(e >= s) and np.all(s[1:] >= e[:-1])):
         return None
     # the intervals ending after another starts and starting before it ends: they
