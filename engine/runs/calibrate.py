@@ -10,9 +10,9 @@ along it (preemptions per 60 s in the article's band). Steps:
    the batch-32 forward pass (the microbenchmark in a fresh process, as the article did);
 2. start the search at CHECK_START_UTILIZATION x capacity / mean output tokens;
 3. ("checked" method) bracket and bisect the rate on the median signature of baseline
-   checks on held-out seeds, each as long as the runs the rate is for (every check
-   recorded), until it lands in the regime, or report that it did not and keep the
-   draining check closest to it;
+   checks on held-out seeds (filling whole rounds of the workers: held_out_seeds), each
+   as long as the runs the rate is for (every check recorded), until it lands in the
+   regime, or report that it did not and keep the draining check closest to it;
 4. carry the rate found on the check seeds to each run protocol's own seeds by decode
    demand (run_rate, engine/runs/offered.py): at one rate, seed sets ask for different
    numbers of output tokens, and on the cliff a few percent of load decides the regime.
@@ -177,9 +177,20 @@ def _closest(checks: list[dict], target: Regime) -> float:
                                        _log_distance(c["preemptions_per_min"], band.low, band.high)))["rate"]
 
 
+def held_out_seeds(concurrency: int = 1) -> tuple:
+    """The seeds a check runs at `concurrency` workers: CHECK_SEEDS, then the next seeds until
+    the checks fill whole rounds, so that each check, like every run it places, has k-1
+    neighbours. Three checks on two workers left one alone in every round: in the quick build
+    of 2026-12-07 (five rounds of 60 s checks) the lone one read its batch-32 forward pass at
+    7.9-8.5 ms, the paired ones at 8.4-9.7 ms and that build's 60 s ladder runs at 8.5-11.8 ms.
+    At k=2 the fourth check costs no wall time."""
+    extra = (-len(CHECK_SEEDS)) % max(1, int(concurrency))
+    return CHECK_SEEDS + tuple(range(max(CHECK_SEEDS) + 1, max(CHECK_SEEDS) + 1 + extra))
+
+
 def check_rate(rate: float, duration: float = CHECK_DURATION, progress: bool = True,
                forward: str = "article", concurrency: int = 1) -> dict:
-    """One check: the baseline rung at `rate` for each check seed (via the run cache), each
+    """One check: the baseline rung at `rate` for each held-out seed (via the run cache), each
     run's regime signature (fullness against the run's own forward pass) and their median."""
     import dataclasses
 
@@ -189,7 +200,7 @@ def check_rate(rate: float, duration: float = CHECK_DURATION, progress: bool = T
     specs = [RunSpec(cfg, seed, float(duration), round(rate, 4),
                      {"rate": round(rate, 4), "source": "calibration check"}, group="calibration",
                      concurrency=concurrency)
-             for seed in CHECK_SEEDS]
+             for seed in held_out_seeds(concurrency)]
     paths = ensure_runs(specs, progress=progress, label=f"calibration check @ {rate:.2f} req/s, {duration:g} s")
     per_seed = [{"seed": s.seed, **regime.signature(p, regime.IN_RUN)} for s, p in zip(specs, paths)]
     stats = [{k: v for k, v in x.items() if k != "seed"} for x in per_seed]
@@ -211,12 +222,20 @@ def calibration_path(method: str, forward: str = "article", check_duration: floa
     """One record per method, forward, check length (a checked record), concurrency (the level
     the runs will use: capacity and rate with k-1 neighbours are another machine than alone),
     machine (with its interpreter: `python`, None for this one) and engine code."""
-    # a checked record's protocol names its yardstick: records placed by another one are not reused
-    protocol = (f"checked-{float(check_duration or CHECK_DURATION):g}s-{regime.IN_RUN}" if method == "checked"
-                else method)
     k = _level(concurrency)
+    protocol = (_checked_protocol(f"{float(check_duration or CHECK_DURATION):g}s", k) if method == "checked"
+                else method)
     level = f"-k{k}" if k != 1 else ""
     return calibration_dir() / f"{protocol}-{forward}{level}-{cache.machine_key(python)}-{cache.code_version()}.json"
+
+
+def _checked_protocol(length: str, k: int) -> str:
+    """A checked record's protocol: its check length ("60s"), its yardstick and, where the
+    seeds were added to fill rounds of k workers, their number. A record placed by another
+    protocol is not reused."""
+    n = len(held_out_seeds(k))
+    seeds = f"-{n}seeds" if n != len(CHECK_SEEDS) else ""
+    return f"checked-{length}-{regime.IN_RUN}{seeds}"
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
@@ -270,7 +289,7 @@ def _checked_records(forward: str, concurrency: int = 1, python: str | None = No
     level = f"-k{concurrency}" if concurrency != 1 else ""
     tail = f"-{forward}{level}-{cache.machine_key(python)}-{cache.code_version()}.json"
     d = calibration_dir()
-    return [p for p in d.glob(f"checked-*s-{regime.IN_RUN}{tail}")] if d.is_dir() else []
+    return [p for p in d.glob(f"{_checked_protocol('*s', concurrency)}{tail}")] if d.is_dir() else []
 
 
 def _record_seconds(p: Path) -> float:
@@ -341,7 +360,7 @@ def _measure_calibration(method: str, checks: bool, progress: bool, capacity_sec
         "target_utilization": TARGET_UTILIZATION, "proposed_rate": proposed,
         "check_start_utilization": CHECK_START_UTILIZATION if checks else None,
         "target": asdict(REGIME), "band": asdict(BAND), "band_reached": found["reached"],
-        "check_seeds": list(CHECK_SEEDS) if checks else [],
+        "check_seeds": list(held_out_seeds(concurrency)) if checks else [],
         "check_duration_s": check_duration if checks else None,
         "checks": found["checks"], "seconds_taken": round(time.time() - t0, 1),
         "created": time.strftime(CREATED_FORMAT),

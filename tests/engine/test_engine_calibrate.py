@@ -80,3 +80,45 @@ def test_regime_target_is_the_articles_ratio():
     assert r.stage({**sig, "fullness": 0.5}) == ("below", "fullness")
     with pytest.raises(ValueError, match="fullness"):
         r.stage({**sig, "fullness": math.nan})
+
+
+@pytest.mark.parametrize("k, n", [(1, 3), (2, 4), (3, 3), (4, 4), (5, 5), (16, 16)])
+def test_checks_fill_whole_rounds_of_workers(k, n):
+    from engine.runs.calibrate import CHECK_SEEDS, held_out_seeds
+    from engine.runs.profiles import PROFILES
+    seeds = held_out_seeds(k)
+    assert len(seeds) == n and n % k == 0
+    assert seeds[:len(CHECK_SEEDS)] == CHECK_SEEDS and len(set(seeds)) == n
+    assert not set(seeds) & {s for p in PROFILES.values() for s in p.seeds + p.sweep_seeds + p.control_seeds}
+
+
+def test_a_check_runs_every_held_out_seed_beside_the_others(monkeypatch, tmp_path):
+    """At k=2 a check is four runs, two rounds of two: none of them measures alone."""
+    from engine.runs import calibrate, execute, regime
+    asked = []
+
+    def ensure_runs(specs, **kw):
+        asked.extend(specs)
+        return [tmp_path / f"{s.seed}.npz" for s in specs]
+    monkeypatch.setattr(execute, "ensure_runs", ensure_runs)
+    monkeypatch.setattr(regime, "signature", lambda p, yard: {"fullness": 1.0, "preemptions_per_min": 200.0,
+                                                             "ttft_p50_ms": float(p.stem)})
+    out = calibrate.check_rate(11.0, 60.0, progress=False, concurrency=2)
+    assert [s.seed for s in asked] == [101, 102, 103, 104] and {s.concurrency for s in asked} == {2}
+    assert [x["seed"] for x in out["per_seed"]] == [101, 102, 103, 104]
+    assert out["ttft_p50_ms"] == 102.5                     # the median of four
+
+
+def test_a_record_of_three_checks_on_two_workers_is_not_reused(monkeypatch, tmp_path):
+    """Records name their check protocol: alone (k=1) it is the three seeds it always was, so
+    those records stay valid; at k=2 the four-seed protocol has its own."""
+    from engine.runs.calibrate import _checked_records, calibration_path
+    monkeypatch.setenv("ITL_CACHE_DIR", str(tmp_path))
+    alone, paired = calibration_path("checked", "article", 60.0, 1), calibration_path("checked", "article", 60.0, 2)
+    assert alone.name.startswith("checked-60s-in-run-article-")
+    assert paired.name.startswith("checked-60s-in-run-4seeds-article-k2-")
+    old = paired.with_name(paired.name.replace("-4seeds", ""))     # what the three-seed protocol wrote
+    for p in (alone, paired, old):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("{}")
+    assert _checked_records("article", 2) == [paired] and _checked_records("article", 1) == [alone]
