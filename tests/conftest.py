@@ -9,6 +9,7 @@ temporary cache (ITL_CACHE_DIR is set for the whole session), so the tests never
 or write the user's cache and the control runs the book needs are measured once.
 """
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,18 @@ import pytest
 from tests.ci_skips import pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary  # noqa: F401  (hooks)
 from tests.support.book import smoke_build
 from tests.support.cli import PRESSURED, engine_cli
+
+
+@pytest.fixture(scope="session", autouse=True)
+def children_take_ctrl_c():
+    """The Ctrl-C tests send SIGINT to an engine they start. A shell that starts the test run
+    in the background without job control (`pytest &` in a script) sets SIGINT to ignored, a
+    child inherits that across exec, and Python then keeps it ignored: those engines would run
+    to the end instead of stopping. A handler, unlike an ignore, is reset to the default in
+    every child, so the engines get Python's own."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
 
 
 @pytest.fixture(scope="session", autouse=True)
