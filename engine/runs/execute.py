@@ -90,13 +90,17 @@ def _measure_parallel(specs: list, plan: executors.Plan, bar, label: str, est: d
         print(f"{label}: note: {plan.jobs} workers use every physical core here, so the build itself "
               f"shares a core with a measuring worker (--jobs auto leaves one free)", file=sys.stderr, flush=True)
     lists = [w for w in deal_blocks(specs, plan.jobs) if w]
+    # Paths once, here: a spec's path hashes the measured package (about 1 ms), and this poll
+    # runs every 0.5 s beside the measuring workers. Asking each of a quick profile's 76 specs
+    # again took 68 ms a poll, 14% of a core.
+    waiting = {s.path for s in specs}
     done: set = set()
 
     def poll():
-        for s in specs:
-            if s.path not in done and s.path.exists():
-                done.add(s.path)
-                bar.update(est[s.path])
+        for p in [p for p in waiting if p.exists()]:
+            waiting.discard(p)
+            done.add(p)
+            bar.update(est[p])
         flight = sum(1 for p in cache.cache_dir().glob(cache.WORKER_LOCKS) if _nonempty(p))
         bar.set_description_str(f"{label}: {len(lists)} workers ({plan.executor}, k={plan.concurrency}), "
                                 f"{flight} in flight, {len(done)}/{len(specs)} done", refresh=True)
