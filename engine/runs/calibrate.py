@@ -182,7 +182,7 @@ def held_out_seeds(concurrency: int = 1) -> tuple:
     the checks fill whole rounds, so that each check, like every run it places, has k-1
     neighbours. Three checks on two workers left one alone in every round: in the quick build
     of 2026-12-07 (five rounds of 60 s checks) the lone one read its batch-32 forward pass at
-    7.9-8.5 ms, the paired ones at 8.4-9.7 ms and that build's 60 s ladder runs at 8.5-11.8 ms.
+    7.9-8.5 ms, the paired ones at 8.4-9.7 ms and that build's 60 s ladder runs at 9.2-11.4 ms.
     At k=2 the fourth check costs no wall time."""
     extra = (-len(CHECK_SEEDS)) % max(1, int(concurrency))
     return CHECK_SEEDS + tuple(range(max(CHECK_SEEDS) + 1, max(CHECK_SEEDS) + 1 + extra))
